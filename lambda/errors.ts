@@ -1,0 +1,84 @@
+/**
+ * The errors of §4. Every one has `name` set to its class name and a boolean `retryable`: whether
+ * sending the same envelope again can succeed.
+ */
+
+export interface ToolHandlerErrorOptions {
+  readonly cause?: unknown;
+  readonly retryable?: boolean;
+}
+
+/** Base of every error the runtime throws for a call. */
+export abstract class ToolHandlerError extends Error {
+  abstract readonly retryable: boolean;
+
+  constructor(message: string, options?: ToolHandlerErrorOptions) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+  }
+}
+
+/** A malformed envelope, bad args, or a request that can never succeed as sent. */
+export class ToolUsageError extends ToolHandlerError {
+  readonly retryable = false;
+}
+
+/** The tool is unknown, or not in the allowlist. */
+export class ToolNotFound extends ToolHandlerError {
+  readonly retryable = false;
+}
+
+/** The approval is missing or expired. */
+export class ApprovalNotFound extends ToolHandlerError {
+  readonly retryable = false;
+}
+
+/**
+ * Base of every other failure of a call. Thrown as is for store failures (retryable) and for a
+ * tool that needs approval when no approval store is configured (not retryable).
+ */
+export class AdapterError extends ToolHandlerError {
+  readonly retryable: boolean;
+
+  constructor(message: string, options?: ToolHandlerErrorOptions) {
+    super(message, options);
+    this.retryable = options?.retryable ?? false;
+  }
+}
+
+/** The approval was denied. */
+export class ApprovalDenied extends AdapterError {
+  constructor(message: string, options?: ToolHandlerErrorOptions) {
+    super(message, { ...options, retryable: false });
+  }
+}
+
+/** The tool threw, or returned something that is not JSON. `cause` keeps the original. */
+export class ToolFailed extends AdapterError {
+  constructor(message: string, options?: ToolHandlerErrorOptions) {
+    super(message, { ...options, retryable: true });
+  }
+}
+
+/** The deadline passed before the tool finished. */
+export class ToolTimeout extends AdapterError {
+  constructor(message: string, options?: ToolHandlerErrorOptions) {
+    super(message, { ...options, retryable: true });
+  }
+}
+
+/** The same call is running in another invocation. */
+export class CallInProgress extends AdapterError {
+  constructor(message: string, options?: ToolHandlerErrorOptions) {
+    super(message, { ...options, retryable: true });
+  }
+}
+
+/** Wraps an unreachable or throttled store as a retryable `AdapterError`. */
+export function storeUnavailable(operation: string, cause: unknown): AdapterError {
+  const detail = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+  return new AdapterError(`The state store failed during ${operation} (${detail}); retry later.`, {
+    cause,
+    retryable: true,
+  });
+}
