@@ -48,8 +48,14 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
   }
 
   async create(input: CreateApprovalInput): Promise<CreateApprovalOutcome> {
-    const existing = this.live(input.approvalId);
+    const existing = this.approvals.get(input.approvalId);
     if (existing) {
+      if (existing.record.expiresAt <= this.now()) {
+        // As in DynamoDB: the expired approval keeps its decision, so it cannot start afresh.
+        throw new ToolUsageError(
+          `The approval ${input.approvalId} for this call expired; send the call again with a new run_id or call_id.`,
+        );
+      }
       return { created: false, record: existing.record, fingerprint: existing.fingerprint };
     }
     const createdAt = this.now();

@@ -1,0 +1,44 @@
+import { TOOL_NAME_PATTERN } from './envelope';
+import { ENV } from './names';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The allowlist in TOOL_HANDLER_TOOLS: `undefined` when unset; a set but empty variable allows
+ * nothing. Throws, naming the variable, for a name that is not a valid tool name.
+ */
+export function readAllowlist(env: Env = process.env): Set<string> | undefined {
+  const raw = env[ENV.tools];
+  if (raw === undefined) return undefined;
+  const names = raw.split(',').map((name) => name.trim()).filter((name) => name.length > 0);
+  for (const name of names) {
+    if (!TOOL_NAME_PATTERN.test(name)) {
+      throw new Error(`${ENV.tools} must be a comma-separated list of tool names, got: ${JSON.stringify(raw)} (bad name ${JSON.stringify(name)}).`);
+    }
+  }
+  return new Set(names);
+}
+
+/**
+ * A number of seconds from the environment: `undefined` when unset or empty. Throws, naming the
+ * variable, when it does not parse or is out of range.
+ */
+export function readSeconds(name: string, options: { allowZero: boolean }, env: Env = process.env): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !options.allowZero)) {
+    const range = options.allowZero ? 'zero or more' : 'more than zero';
+    throw new Error(`${name} must be a number of seconds, ${range}, got: ${JSON.stringify(raw)}.`);
+  }
+  return value;
+}
+
+/** Checks a seconds option given in code the same way. */
+export function checkSeconds(name: string, value: number, options: { allowZero: boolean }): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (value === 0 && !options.allowZero)) {
+    const range = options.allowZero ? 'zero or more' : 'more than zero';
+    throw new Error(`toolHandler: \`${name}\` must be a number of seconds, ${range}, got: ${String(value)}.`);
+  }
+  return value;
+}

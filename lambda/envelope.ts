@@ -1,0 +1,195 @@
+import * as z from 'zod';
+import { ToolUsageError } from './errors';
+import { deriveCallIds } from './ids';
+import { codePointLength, isJsonObject, JsonObject, nestsDeeperThan } from './json';
+
+/** The largest envelope accepted, in bytes of UTF-8 JSON (§2). */
+export const MAX_ENVELOPE_BYTES = 1 << 20;
+/** The deepest nesting accepted: the envelope object is level 1, `args` level 2 (§2). */
+export const MAX_ENVELOPE_DEPTH = 64;
+
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+const MAX_TOOL_NAME = 128;
+const MAX_ID = 256;
+const ID_FORBIDDEN = /[\s\p{Cc}]/u;
+
+/** A call of a tool (§2), with its ids filled in. */
+export interface CallEnvelope {
+  readonly isResume: false;
+  readonly tool: string;
+  readonly args: JsonObject;
+  readonly runId: string;
+  readonly callId: string;
+  readonly approvalId?: undefined;
+}
+
+/** A resume of a decided approval (§2). */
+export interface ResumeEnvelope {
+  readonly isResume: true;
+  readonly approvalId: string;
+  readonly tool?: undefined;
+  readonly args?: undefined;
+  readonly runId?: undefined;
+  readonly callId?: undefined;
+}
+
+export type Envelope = CallEnvelope | ResumeEnvelope;
+
+export interface ParseEnvelopeOptions {
+  /** The delivery's id (SQS messageId, EventBridge event id, Lambda request id). */
+  readonly messageId?: string;
+  /** Where the envelope came from, e.g. `sqs:<queue arn>`. @default 'direct' */
+  readonly source?: string;
+}
+
+function idString(key: string) {
+  return z.string().superRefine((value, ctx) => {
+    const problem =
+      value.length === 0
+        ? 'must not be empty'
+        : codePointLength(value) > MAX_ID
+          ? `must be at most ${MAX_ID} characters, got ${codePointLength(value)}`
+          : ID_FORBIDDEN.test(value)
+            ? 'must not contain whitespace or control characters'
+            : undefined;
+    if (problem) ctx.addIssue({ code: 'custom', message: `\`${key}\` ${problem}` });
+  });
+}
+
+const toolName = z.string().superRefine((value, ctx) => {
+  if (TOOL_NAME_PATTERN.test(value)) return;
+  const problem =
+    value.length === 0
+      ? 'must not be empty'
+      : codePointLength(value) > MAX_TOOL_NAME
+        ? `must be at most ${MAX_TOOL_NAME} characters, got ${codePointLength(value)}`
+        : `may hold only A-Z a-z 0-9 _ . -, got ${JSON.stringify(value.slice(0, 64))}`;
+  ctx.addIssue({ code: 'custom', message: `\`tool\` ${problem}` });
+});
+
+const callSchema = z.strictObject({
+  tool: toolName,
+  args: z.custom<JsonObject>(isJsonObject, { error: '`args` must be a JSON object' }).optional(),
+  run_id: idString('run_id').optional(),
+  call_id: idString('call_id').optional(),
+});
+
+const resumeSchema = z.strictObject({ approval_id: idString('approval_id') });
+
+const DECISION_KEYS = new Set(['approved', 'approve', 'decision', 'decided_by', 'denied', 'reason', 'status']);
+
+/**
+ * Reads one envelope from a JSON string (an SQS body) or an already-parsed object (an EventBridge
+ * `detail`, a direct invoke). Throws `ToolUsageError` naming what was wrong.
+ */
+export function parseEnvelope(payload: unknown, options: ParseEnvelopeOptions = {}): Envelope {
+  const object = toObject(payload);
+  const hasTool = object.tool !== undefined;
+  const hasApproval = object.approval_id !== undefined;
+  if (hasTool === hasApproval) {
+    throw new ToolUsageError(
+      hasTool
+        ? 'Invalid envelope: has both `tool` and `approval_id`; send a call (`tool`) or a resume (`approval_id`), not both.'
+        : 'Invalid envelope: needs `tool` (a call) or `approval_id` (a resume of a decided approval).',
+    );
+  }
+  if (hasApproval) {
+    const resume = validate(resumeSchema, object, 'a resume');
+    return { isResume: true, approvalId: resume.approval_id };
+  }
+  const call = validate(callSchema, object, 'a call');
+  const derived =
+    call.run_id === undefined || call.call_id === undefined
+      ? deriveCallIds(options.source ?? 'direct', options.messageId)
+      : undefined;
+  return {
+    isResume: false,
+    tool: call.tool,
+    args: call.args ?? {},
+    runId: call.run_id ?? derived!.runId,
+    callId: call.call_id ?? derived!.callId,
+  };
+}
+
+function toObject(payload: unknown): JsonObject {
+  let value = payload;
+  if (typeof payload === 'string') {
+    // A UTF-16 unit takes at most 3 UTF-8 bytes: short strings need no exact count.
+    if (payload.length * 3 > MAX_ENVELOPE_BYTES && Buffer.byteLength(payload, 'utf8') > MAX_ENVELOPE_BYTES) {
+      throw tooLarge(Buffer.byteLength(payload, 'utf8'));
+    }
+    try {
+      value = JSON.parse(payload);
+    } catch (error) {
+      throw new ToolUsageError(`Invalid envelope: not JSON (${(error as Error).message}).`, { cause: error });
+    }
+  } else if (isJsonObject(payload)) {
+    // Depth first: a cycle or a hostile depth must not reach JSON.stringify.
+    assertDepth(payload);
+    let text: string;
+    try {
+      text = JSON.stringify(payload);
+    } catch (error) {
+      throw new ToolUsageError(`Invalid envelope: not JSON (${(error as Error).message}).`, { cause: error });
+    }
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > MAX_ENVELOPE_BYTES) throw tooLarge(bytes);
+    value = withoutUndefined(payload);
+  }
+  if (!isJsonObject(value)) {
+    throw new ToolUsageError(`Invalid envelope: must be a JSON object, got ${describeType(value)}.`);
+  }
+  if (typeof payload === 'string') assertDepth(value);
+  return value;
+}
+
+function assertDepth(value: JsonObject): void {
+  if (nestsDeeperThan(value, MAX_ENVELOPE_DEPTH)) {
+    throw new ToolUsageError(`Invalid envelope: nested deeper than ${MAX_ENVELOPE_DEPTH} levels.`);
+  }
+}
+
+function tooLarge(bytes: number): ToolUsageError {
+  return new ToolUsageError(`Invalid envelope: ${bytes} bytes is over the limit of ${MAX_ENVELOPE_BYTES} bytes.`);
+}
+
+/** In an already-parsed payload a key whose value is `undefined` counts as absent. */
+function withoutUndefined(object: JsonObject): JsonObject {
+  const keys = Object.keys(object);
+  if (keys.every((key) => object[key] !== undefined)) return object;
+  const copy: JsonObject = {};
+  for (const key of keys) {
+    if (object[key] !== undefined) {
+      Object.defineProperty(copy, key, { value: object[key], enumerable: true, writable: true, configurable: true });
+    }
+  }
+  return copy;
+}
+
+function validate<T>(schema: z.ZodType<T>, object: JsonObject, kind: string): T {
+  const parsed = schema.safeParse(object);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new ToolUsageError(`Invalid envelope: ${describeIssue(issue, object, kind)}`);
+}
+
+function describeIssue(issue: z.core.$ZodIssue, object: JsonObject, kind: string): string {
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0];
+    if (DECISION_KEYS.has(key)) {
+      return `unknown key \`${key}\`: a decision never travels in an envelope; approvers decide in the approval store.`;
+    }
+    const allowed = kind === 'a resume' ? '`approval_id` only' : '`tool`, `args`, `run_id`, `call_id`';
+    return `key \`${key}\` is not allowed in ${kind} (allowed: ${allowed}).`;
+  }
+  if (issue.code === 'custom') return `${issue.message}.`;
+  const key = issue.path.map(String).join('.');
+  if (issue.code === 'invalid_type') return `\`${key}\` must be a ${issue.expected}, got ${describeType(object[key])}.`;
+  return `\`${key}\` ${issue.message}.`;
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}

@@ -1,0 +1,46 @@
+import type { EventBridgeEvent } from 'aws-lambda';
+import { AdapterError, ToolTimeout } from '../errors';
+import { isJsonObject } from '../json';
+import { processEnvelope } from '../handle-envelope';
+import type { Reply } from '../reply';
+import type { Invocation } from './invocation';
+import { settle } from './settle';
+
+export type ToolCallEvent = EventBridgeEvent<string, unknown>;
+
+/** An EventBridge event (as a rule delivers it to Lambda). */
+export function isEventBridgeEvent(event: unknown): event is ToolCallEvent {
+  return isJsonObject(event) && 'detail-type' in event && 'source' in event && 'detail' in event;
+}
+
+/** The envelope is the event's `detail`; Lambda's asynchronous retries handle a throw. */
+export function handleEventBridgeEvent(event: ToolCallEvent, invocation: Invocation): Promise<Reply> {
+  return handleOne(event.detail, event.id, `events:${event.source}`, invocation);
+}
+
+/** Anything else is a direct invoke: the event is the envelope. */
+export function handleDirectInvoke(event: unknown, requestId: string | undefined, invocation: Invocation): Promise<Reply> {
+  return handleOne(event, requestId, 'lambda', invocation);
+}
+
+async function handleOne(payload: unknown, messageId: string | undefined, source: string, invocation: Invocation): Promise<Reply> {
+  if (invocation.budgetMs <= 0) {
+    throw new ToolTimeout(`No time left to run the call: the deadline budget is ${invocation.budgetMs} ms.`);
+  }
+  const outcome = await processEnvelope(invocation.executor, payload, {
+    tools: invocation.allowed,
+    messageId,
+    source,
+    deadline: invocation.deadline,
+    invocationEnd: invocation.invocationEnd,
+    signal: invocation.signal,
+  });
+  const delivered = await settle(outcome, invocation.replies);
+  if (!outcome.ok) throw outcome.error;
+  if (!delivered) {
+    throw new AdapterError('The call ran but its reply could not be published to the reply bus; a retry publishes the kept reply.', {
+      retryable: true,
+    });
+  }
+  return outcome.reply;
+}

@@ -1,0 +1,263 @@
+import type { CallEnvelope, Envelope, ResumeEnvelope } from './envelope';
+import {
+  AdapterError,
+  ApprovalDenied,
+  ApprovalNotFound,
+  CallInProgress,
+  ToolHandlerError,
+  ToolNotFound,
+  ToolTimeout,
+  ToolUsageError,
+} from './errors';
+import { approvalIdFor, callFingerprint } from './ids';
+import { logWarning } from './log';
+import type { AlreadyDoneReply, CallIdentity, OkReply, PendingApprovalReply, Reply } from './reply';
+import { runTool } from './run-tool';
+import { defaultApprovalStore } from './stores/default';
+import { HANDLER_OWNER } from './names';
+import { isCallStore, type ApprovalRecord, type ApprovalStore, type CallStore } from './stores/types';
+import type { Tool } from './tool';
+
+export interface ToolExecutorOptions {
+  /** The tools it can run; names must be unique. */
+  readonly tools: readonly Tool<any>[];
+  /**
+   * Where approvals are kept.
+   * @default a DynamoApprovalStore on the table named by TOOL_HANDLER_APPROVALS_TABLE, else none
+   */
+  readonly approvals?: ApprovalStore;
+  /**
+   * Duplicate-call suppression (§6a); `false` turns it off.
+   * @default the approval store (both built-in stores are call stores too), else off
+   */
+  readonly calls?: CallStore | false;
+}
+
+/** How one envelope runs. */
+export interface ExecuteOptions {
+  /** Tools allowed to run; `undefined` allows every tool the executor has. */
+  readonly allowed?: ReadonlySet<string>;
+  readonly source: string;
+  /** Epoch ms bounding the tool. */
+  readonly deadline: number;
+  /** Epoch ms at which leases and claims taken for this call lapse. */
+  readonly invocationEnd: number;
+  /** Aborting it ends the call as a `ToolTimeout`. */
+  readonly signal?: AbortSignal;
+  /** Filled in as the call's identity becomes known, for logs and error replies. */
+  readonly identity?: { -readonly [K in keyof CallIdentity]: CallIdentity[K] };
+}
+
+/**
+ * Runs calls and resumes (§5, §6a, §6b): checks the allowlist and args, creates and honours
+ * approvals, suppresses duplicate deliveries and bounds each tool by its deadline.
+ */
+export class ToolExecutor {
+  readonly approvals: ApprovalStore | undefined;
+  readonly calls: CallStore | undefined;
+  private readonly tools = new Map<string, Tool<any>>();
+
+  constructor(options: ToolExecutorOptions) {
+    for (const t of options.tools) {
+      if (this.tools.has(t.name)) throw new TypeError(`ToolExecutor: two tools are named ${t.name}; names must be unique.`);
+      this.tools.set(t.name, t);
+    }
+    this.approvals = 'approvals' in options ? options.approvals : defaultApprovalStore();
+    const calls = 'calls' in options && options.calls !== undefined ? options.calls : this.approvals;
+    this.calls = calls !== false && isCallStore(calls) ? calls : undefined;
+  }
+
+  /** Names of the tools this executor has. */
+  get toolNames(): string[] {
+    return [...this.tools.keys()];
+  }
+
+  execute(envelope: Envelope, options: ExecuteOptions): Promise<Reply> {
+    return envelope.isResume ? this.resume(envelope, options) : this.call(envelope, options);
+  }
+
+  private async call(envelope: CallEnvelope, options: ExecuteOptions): Promise<Reply> {
+    const { runId, callId } = envelope;
+    const tool = this.allowedTool(envelope.tool, options.allowed);
+    const args = await tool.parseArgs(envelope.args);
+    if (tool.needsApproval(args)) return this.requestApproval(tool, envelope, options);
+
+    const calls = this.calls;
+    if (!calls) return this.okReply(tool, args, envelope, options);
+    const key = { runId, callId };
+    const begun = await calls.begin(key, {
+      fingerprint: callFingerprint(tool.name, envelope.args),
+      leaseUntil: options.invocationEnd,
+    });
+    switch (begun.state) {
+      case 'done':
+        return begun.reply as Reply;
+      case 'in_progress':
+        throw new CallInProgress(`Call ${callId} of run ${runId} is running in another invocation; retry later.`);
+      case 'mismatch':
+        throw sameIdsOtherCall(envelope);
+    }
+    let reply: OkReply;
+    try {
+      reply = await this.okReply(tool, args, envelope, options);
+    } catch (error) {
+      // A run that timed out may still be going: its lease stands until the invocation ends.
+      if (!(error instanceof ToolTimeout)) await calls.abandon(key, begun.token).catch(logStoreFailure('abandon', envelope));
+      throw error;
+    }
+    // The tool ran: a store failure now must not make the delivery fail and run it again.
+    await calls.finish(key, begun.token, reply).catch(logStoreFailure('finish', envelope));
+    return reply;
+  }
+
+  private async okReply(tool: Tool<any>, args: unknown, envelope: CallEnvelope, options: ExecuteOptions): Promise<OkReply> {
+    const result = await runTool(tool, args, {
+      runId: envelope.runId,
+      callId: envelope.callId,
+      source: options.source,
+      deadline: options.deadline,
+      signal: options.signal,
+    });
+    return { status: 'ok', tool: tool.name, run_id: envelope.runId, call_id: envelope.callId, result };
+  }
+
+  private async requestApproval(tool: Tool<any>, envelope: CallEnvelope, options: ExecuteOptions): Promise<Reply> {
+    const approvals = this.requireApprovals(`Tool ${tool.name} requires approval`);
+    const approvalId = approvalIdFor(envelope.runId, envelope.callId);
+    if (options.identity) options.identity.approvalId = approvalId;
+    const fingerprint = callFingerprint(tool.name, envelope.args);
+    const outcome = await approvals.create({
+      approvalId,
+      tool: tool.name,
+      args: envelope.args,
+      runId: envelope.runId,
+      callId: envelope.callId,
+      fingerprint,
+    });
+    if (!outcome.created && outcome.fingerprint !== fingerprint) throw sameIdsOtherCall(envelope);
+    const record = outcome.record;
+    if (record.status === 'denied') throw denied(record);
+    if (record.completedAt !== undefined || isClaimed(record)) return alreadyDone(record);
+    const reply: PendingApprovalReply = {
+      status: 'pending_approval',
+      tool: tool.name,
+      run_id: envelope.runId,
+      call_id: envelope.callId,
+      approval_id: approvalId,
+    };
+    return reply;
+  }
+
+  private async resume(envelope: ResumeEnvelope, options: ExecuteOptions): Promise<Reply> {
+    const { approvalId } = envelope;
+    const approvals = this.requireApprovals(`Resuming approval ${approvalId} needs an approval store`);
+    const allowed = this.allowedNames(options.allowed);
+    const claim = await approvals.claim(approvalId, { until: options.invocationEnd, allowedTools: allowed });
+    if (options.identity && claim.record) {
+      Object.assign(options.identity, { tool: claim.record.tool, runId: claim.record.runId, callId: claim.record.callId });
+    }
+    if (!claim.claimed) return this.unclaimable(approvalId, claim.record, allowed);
+
+    const { record, token } = claim;
+    const tool = this.tools.get(record.tool)!;
+    let result: unknown;
+    try {
+      const args = await tool.parseArgs(record.args);
+      result = await runTool(tool, args, {
+        runId: record.runId,
+        callId: record.callId,
+        approvalId,
+        source: options.source,
+        deadline: options.deadline,
+        signal: options.signal,
+      });
+    } catch (error) {
+      // A run that timed out may still be going: its claim lapses at the invocation's end.
+      if (!(error instanceof ToolTimeout)) await approvals.release(approvalId, token).catch(logStoreFailure('release', record));
+      throw error;
+    }
+    await approvals.complete(approvalId, token, result).catch(logStoreFailure('complete', record));
+    const reply: OkReply = {
+      status: 'ok',
+      tool: record.tool,
+      run_id: record.runId,
+      call_id: record.callId,
+      result,
+      approval_id: approvalId,
+    };
+    return reply;
+  }
+
+  /** Why a claim failed, in the order §6b checks. */
+  private unclaimable(approvalId: string, record: ApprovalRecord | undefined, allowed: ReadonlySet<string>): Reply {
+    if (!record) throw new ApprovalNotFound(`Approval ${approvalId} does not exist or has expired.`);
+    if (record.owner !== HANDLER_OWNER) {
+      throw new ToolUsageError(`Approval ${approvalId} is owned by ${record.owner}, not by handler; it cannot be resumed here.`);
+    }
+    if (!allowed.has(record.tool)) throw notAllowed(record.tool);
+    if (record.status === 'pending') {
+      throw new ToolUsageError(`Approval ${approvalId} is not decided yet; resume it once an approver has decided.`);
+    }
+    if (record.status === 'denied') throw denied(record);
+    if (record.completedAt !== undefined || isClaimed(record)) return alreadyDone(record);
+    throw new CallInProgress(`Approval ${approvalId} was claimed concurrently; retry later.`);
+  }
+
+  private allowedTool(name: string, allowed: ReadonlySet<string> | undefined): Tool<any> {
+    const found = this.tools.get(name);
+    if (!found || (allowed !== undefined && !allowed.has(name))) throw notAllowed(name);
+    return found;
+  }
+
+  private allowedNames(allowed: ReadonlySet<string> | undefined): ReadonlySet<string> {
+    if (allowed === undefined) return new Set(this.tools.keys());
+    return new Set([...allowed].filter((name) => this.tools.has(name)));
+  }
+
+  private requireApprovals(what: string): ApprovalStore {
+    if (this.approvals) return this.approvals;
+    throw new AdapterError(
+      `${what}, but no approval store is configured: set TOOL_HANDLER_APPROVALS_TABLE or pass \`approvals\` to ToolExecutor.`,
+      { retryable: false },
+    );
+  }
+}
+
+function isClaimed(record: ApprovalRecord): boolean {
+  return record.claimedUntil !== undefined && record.claimedUntil > Date.now();
+}
+
+function alreadyDone(record: ApprovalRecord): AlreadyDoneReply {
+  return {
+    status: 'already_done',
+    tool: record.tool,
+    run_id: record.runId,
+    call_id: record.callId,
+    approval_id: record.approvalId,
+    ...(record.hasResult ? { result: record.result } : {}),
+  };
+}
+
+function denied(record: ApprovalRecord): ApprovalDenied {
+  const by = record.decidedBy ? ` by ${record.decidedBy}` : '';
+  const reason = record.reason ? `: ${record.reason}` : ' (no reason given)';
+  return new ApprovalDenied(`Approval ${record.approvalId} for tool ${record.tool} was denied${by}${reason}`);
+}
+
+function notAllowed(name: string): ToolNotFound {
+  return new ToolNotFound(`Tool ${name} is unknown to this handler or not in its allowlist.`);
+}
+
+function sameIdsOtherCall(envelope: CallEnvelope): ToolUsageError {
+  return new ToolUsageError(
+    `Call ${envelope.callId} of run ${envelope.runId} was first sent with another tool or args; ` +
+      'a new call needs new ids.',
+  );
+}
+
+function logStoreFailure(operation: string, call: { runId: string; callId: string }) {
+  return (error: unknown) => {
+    const message = error instanceof ToolHandlerError || error instanceof Error ? error.message : String(error);
+    logWarning(`state store ${operation} failed after the tool ran`, { run_id: call.runId, call_id: call.callId, error: message });
+  };
+}

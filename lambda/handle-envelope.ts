@@ -1,0 +1,96 @@
+import { parseEnvelope } from './envelope';
+import { AdapterError, ToolHandlerError } from './errors';
+import type { ExecuteOptions, ToolExecutor } from './executor';
+import { logCall } from './log';
+import type { CallIdentity, Reply } from './reply';
+
+export interface HandleEnvelopeOptions {
+  /** Tools allowed to run (an allowlist). @default every tool the executor has */
+  readonly tools?: readonly string[] | ReadonlySet<string>;
+  /** The delivery's id; calls without ids derive theirs from it. @default - none: fresh random ids */
+  readonly messageId?: string;
+  /** Where the envelope came from. @default 'direct' */
+  readonly source?: string;
+  /** Epoch ms bounding the tool. @default now + 60 s */
+  readonly deadline?: number;
+  /** Epoch ms at which leases and claims taken for this call lapse. @default deadline */
+  readonly invocationEnd?: number;
+  /** Aborting it ends the call as a `ToolTimeout`. @default - none */
+  readonly signal?: AbortSignal;
+}
+
+/** How one envelope ended, with what is known of the call. */
+export type EnvelopeOutcome =
+  | { readonly ok: true; readonly reply: Reply; readonly identity: CallIdentity }
+  | { readonly ok: false; readonly error: ToolHandlerError; readonly identity: CallIdentity };
+
+const DEFAULT_DEADLINE_MS = 60_000;
+
+/** Runs one call, or resumes one decided approval (§5). Throws the errors of §4. */
+export async function handleEnvelope(
+  executor: ToolExecutor,
+  payload: unknown,
+  options: HandleEnvelopeOptions = {},
+): Promise<Reply> {
+  const outcome = await processEnvelope(executor, payload, options);
+  if (outcome.ok) return outcome.reply;
+  throw outcome.error;
+}
+
+/** `handleEnvelope` without the throw: the event adapters need the identity of failed calls. */
+export async function processEnvelope(
+  executor: ToolExecutor,
+  payload: unknown,
+  options: HandleEnvelopeOptions,
+): Promise<EnvelopeOutcome> {
+  const started = Date.now();
+  const source = options.source ?? 'direct';
+  const identity: ExecuteOptions['identity'] & object = {};
+  let outcome: EnvelopeOutcome;
+  try {
+    const envelope = parseEnvelope(payload, { messageId: options.messageId, source });
+    Object.assign(identity, {
+      tool: envelope.tool,
+      runId: envelope.runId,
+      callId: envelope.callId,
+      approvalId: envelope.approvalId,
+    });
+    const deadline = options.deadline ?? started + DEFAULT_DEADLINE_MS;
+    const reply = await executor.execute(envelope, {
+      allowed: toSet(options.tools),
+      source,
+      deadline,
+      invocationEnd: options.invocationEnd ?? deadline,
+      signal: options.signal,
+      identity,
+    });
+    outcome = { ok: true, reply, identity };
+  } catch (error) {
+    outcome = { ok: false, error: asToolHandlerError(error), identity };
+  }
+  logCall({
+    tool: identity.tool ?? null,
+    run_id: identity.runId ?? null,
+    call_id: identity.callId ?? null,
+    approval_id: (outcome.ok && 'approval_id' in outcome.reply ? outcome.reply.approval_id : identity.approvalId) ?? null,
+    message_id: options.messageId ?? null,
+    source,
+    ...(outcome.ok
+      ? { status: outcome.reply.status }
+      : { error: { type: outcome.error.name, message: outcome.error.message, retryable: outcome.error.retryable } }),
+    duration_ms: Date.now() - started,
+  });
+  return outcome;
+}
+
+/** Anything unexpected is a retryable `AdapterError`: the delivery is retried, never dropped. */
+export function asToolHandlerError(error: unknown): ToolHandlerError {
+  if (error instanceof ToolHandlerError) return error;
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return new AdapterError(`Unexpected failure: ${message}`, { cause: error, retryable: true });
+}
+
+function toSet(tools: HandleEnvelopeOptions['tools']): ReadonlySet<string> | undefined {
+  if (tools === undefined || tools instanceof Set) return tools as ReadonlySet<string> | undefined;
+  return new Set(tools as readonly string[]);
+}

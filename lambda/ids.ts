@@ -1,0 +1,26 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { canonicalJson } from './json';
+
+function digest(parts: readonly unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
+}
+
+/**
+ * Ids for a call that came without them. The same (source, messageId) always gives the same ids,
+ * so a redelivered message names the same call again; without a messageId they are random.
+ */
+export function deriveCallIds(source: string, messageId: string | undefined): { runId: string; callId: string } {
+  if (messageId === undefined) return { runId: `run_${randomUUID()}`, callId: `call_${randomUUID()}` };
+  const hash = digest([source, messageId]);
+  return { runId: `run_${hash.slice(0, 21)}`, callId: `call_${hash.slice(21, 42)}` };
+}
+
+/** The approval id of a call: the same call always gets the same approval. */
+export function approvalIdFor(runId: string, callId: string): string {
+  return `apr_${digest(['approval', runId, callId]).slice(0, 32)}`;
+}
+
+/** What the same ids must carry again: the tool and its args. */
+export function callFingerprint(tool: string, args: unknown): string {
+  return createHash('sha256').update(tool).update('\0').update(canonicalJson(args)).digest('base64url');
+}

@@ -1,0 +1,29 @@
+export { tool } from './tool';
+export type { Tool, ToolContext, ToolOptions } from './tool';
+export { ToolExecutor } from './executor';
+export type { ToolExecutorOptions } from './executor';
+export { parseEnvelope, MAX_ENVELOPE_BYTES, MAX_ENVELOPE_DEPTH } from './envelope';
+export type { Envelope, CallEnvelope, ResumeEnvelope, ParseEnvelopeOptions } from './envelope';
+export { handleEnvelope } from './handle-envelope';
+export type { HandleEnvelopeOptions } from './handle-envelope';
+export { toolHandler } from './tool-handler';
+export type { ToolHandlerOptions, ToolHandlerResult, ToolLambdaHandler } from './tool-handler';
+export {
+  ToolHandlerError,
+  ToolUsageError,
+  ToolNotFound,
+  ApprovalNotFound,
+  AdapterError,
+  ApprovalDenied,
+  ToolFailed,
+  ToolTimeout,
+  CallInProgress,
+} from './errors';
+export type { Reply, OkReply, PendingApprovalReply, AlreadyDoneReply, ErrorReply } from './reply';
+export { EventBridgeReplyPublisher, REPLY_DETAIL_TYPES } from './reply-bus';
+export type { ReplyPublisher, EventBridgeReplyPublisherProps } from './reply-bus';
+export { MemoryApprovalStore } from './stores/memory';
+export { DynamoApprovalStore } from './stores/dynamo';
+export type { DynamoApprovalStoreProps } from './stores/dynamo';
+export type { StoreOptions } from './stores/options';
+export type * from './stores/types';

@@ -1,0 +1,28 @@
+/**
+ * Structured log lines: one JSON object per line on stdout, which CloudWatch keeps as is. Call
+ * lines never carry args or result values (§6).
+ */
+
+export interface CallLogFields {
+  readonly tool: string | null;
+  readonly run_id: string | null;
+  readonly call_id: string | null;
+  readonly approval_id: string | null;
+  readonly message_id: string | null;
+  readonly source: string;
+  readonly status?: string;
+  readonly error?: { readonly type: string; readonly message: string; readonly retryable: boolean };
+  readonly duration_ms: number;
+}
+
+export function logCall(fields: CallLogFields): void {
+  write({ level: fields.error ? 'ERROR' : 'INFO', message: 'tool call', ...fields });
+}
+
+export function logWarning(message: string, fields: Record<string, unknown> = {}): void {
+  write({ level: 'WARN', message, ...fields });
+}
+
+function write(line: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify(line)}\n`);
+}

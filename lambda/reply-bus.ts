@@ -1,0 +1,69 @@
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { AdapterError } from './errors';
+import { REPLY_EVENT_SOURCE } from './names';
+import type { ErrorReply, Reply } from './reply';
+
+/** Where replies go for callers and approvers to learn of them (§7). */
+export interface ReplyPublisher {
+  publish(reply: Reply | ErrorReply): Promise<void>;
+}
+
+export const REPLY_DETAIL_TYPES = {
+  ok: 'Tool Call Succeeded',
+  pending_approval: 'Tool Approval Requested',
+  already_done: 'Tool Call Already Done',
+  error: 'Tool Call Failed',
+} as const;
+
+/** EventBridge takes entries of at most 256 KB; a larger reply goes out without its result. */
+const MAX_DETAIL_BYTES = 256 * 1024 - 1024;
+
+export interface EventBridgeReplyPublisherProps {
+  /** Name or ARN of the event bus. */
+  readonly busName: string;
+  /** @default a client created on first use and shared by the container */
+  readonly client?: EventBridgeClient;
+}
+
+let sharedClient: EventBridgeClient | undefined;
+
+/** Publishes each reply to an EventBridge bus with `source` `cdk-tool-handler`. */
+export class EventBridgeReplyPublisher implements ReplyPublisher {
+  constructor(private readonly props: EventBridgeReplyPublisherProps) {}
+
+  async publish(reply: Reply | ErrorReply): Promise<void> {
+    const client = this.props.client ?? (sharedClient ??= new EventBridgeClient({}));
+    let detail = JSON.stringify(reply);
+    if (Buffer.byteLength(detail, 'utf8') > MAX_DETAIL_BYTES && 'result' in reply) {
+      const { result: _omitted, ...rest } = reply;
+      detail = JSON.stringify({ ...rest, result_omitted: 'the result is too large for an EventBridge event' });
+    }
+    let output;
+    try {
+      output = await client.send(
+        new PutEventsCommand({
+          Entries: [
+            {
+              EventBusName: this.props.busName,
+              Source: REPLY_EVENT_SOURCE,
+              DetailType: REPLY_DETAIL_TYPES[reply.status],
+              Detail: detail,
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      throw new AdapterError(`Publishing the reply to ${this.props.busName} failed: ${(error as Error).message}`, {
+        cause: error,
+        retryable: true,
+      });
+    }
+    if (output.FailedEntryCount) {
+      const entry = output.Entries?.[0];
+      throw new AdapterError(
+        `Publishing the reply to ${this.props.busName} failed: ${entry?.ErrorCode ?? 'unknown'} ${entry?.ErrorMessage ?? ''}`.trim(),
+        { retryable: true },
+      );
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import { ToolHandlerError } from './errors';
+
+/** Keys every reply carries (§3). */
+interface ReplyBase {
+  readonly tool: string;
+  readonly run_id: string;
+  readonly call_id: string;
+}
+
+export interface OkReply extends ReplyBase {
+  readonly status: 'ok';
+  /** The tool's return value, JSON round-tripped (`undefined` becomes `null`). */
+  readonly result: unknown;
+  /** Set when the tool ran on the resume of an approval. */
+  readonly approval_id?: string;
+}
+
+export interface PendingApprovalReply extends ReplyBase {
+  readonly status: 'pending_approval';
+  readonly approval_id: string;
+}
+
+export interface AlreadyDoneReply extends ReplyBase {
+  readonly status: 'already_done';
+  readonly approval_id: string;
+  /** Present once the claiming run finished and its result was kept. */
+  readonly result?: unknown;
+}
+
+/** What a call returns. */
+export type Reply = OkReply | PendingApprovalReply | AlreadyDoneReply;
+
+/** A failure as the reply bus carries it (§7); never returned by a handler. */
+export interface ErrorReply {
+  readonly status: 'error';
+  readonly tool: string | null;
+  readonly run_id: string | null;
+  readonly call_id: string | null;
+  readonly approval_id?: string;
+  readonly error: { readonly type: string; readonly message: string; readonly retryable: boolean };
+}
+
+/** What is known of a call when it fails, to address the error reply. */
+export interface CallIdentity {
+  readonly tool?: string;
+  readonly runId?: string;
+  readonly callId?: string;
+  readonly approvalId?: string;
+}
+
+export function errorReply(error: ToolHandlerError, identity: CallIdentity): ErrorReply {
+  return {
+    status: 'error',
+    tool: identity.tool ?? null,
+    run_id: identity.runId ?? null,
+    call_id: identity.callId ?? null,
+    ...(identity.approvalId === undefined ? {} : { approval_id: identity.approvalId }),
+    error: { type: error.name, message: error.message, retryable: error.retryable },
+  };
+}

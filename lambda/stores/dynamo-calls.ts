@@ -1,0 +1,152 @@
+/**
+ * Duplicate-call suppression (§6a) on the table: one call item per (run_id, call_id).
+ *
+ * A call item always holds `kind`, `fingerprint`, `state`, `leaseToken`, `leaseUntil` and
+ * `expiresAt` (`finish` keeps the lease attributes and sets `state` to `done`), so `begin`'s upsert,
+ * which sets each of those only where absent, changes nothing on an existing item and returns it:
+ * one round trip tells a new call from a finished, running or mismatched one.
+ */
+import { randomUUID } from 'node:crypto';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { storeUnavailable } from '../errors';
+import { CALL_ATTRIBUTES as C, TABLE } from '../names';
+import { Expression } from './dynamo-expression';
+import {
+  CALL_STATE,
+  callItemOverheadBytes,
+  callKey,
+  isExpired,
+  ITEM_KIND,
+  type Item,
+  MAX_ITEM_BYTES,
+  ttlSeconds,
+  utf8Bytes,
+} from './dynamo-items';
+import { write } from './dynamo-send';
+import { type TableContext, warnTooLarge } from './dynamo-table';
+import type { BeginInput, BeginOutcome, CallKey } from './types';
+
+export async function beginCall(table: TableContext, key: CallKey, input: BeginInput): Promise<BeginOutcome> {
+  const now = table.now();
+  const token = randomUUID();
+  const Key = callKey(key);
+  const fields: Record<string, string | number> = {
+    [C.kind]: ITEM_KIND.call,
+    [C.fingerprint]: input.fingerprint,
+    [C.state]: CALL_STATE.running,
+    [C.leaseToken]: token,
+    [C.leaseUntil]: input.leaseUntil,
+    [TABLE.ttlAttribute]: ttlSeconds(now + table.ttlMs),
+  };
+
+  const upsert = new Expression();
+  const sets = Object.entries(fields).map(([attribute, value]) => upsert.setIfAbsent(attribute, value));
+  const first = await write('begin', () =>
+    table.client().send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key,
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ReturnValues: 'ALL_OLD',
+        ...upsert.params(),
+      }),
+    ),
+  );
+  if (!first.ok) throw storeUnavailable('begin', new Error(`unexpected refusal (${first.refusal}) of an unconditional upsert`));
+  const old = first.value.Attributes as Item | undefined;
+  if (!old) return { state: 'started', token };
+
+  if (!isExpired(old, now)) {
+    if (old[C.fingerprint] !== input.fingerprint) return { state: 'mismatch' };
+    if (old[C.state] === CALL_STATE.done) return { state: 'done', reply: parseReply(old[C.reply]) };
+    const leaseUntil = old[C.leaseUntil];
+    if (typeof leaseUntil === 'number' && leaseUntil > now) return { state: 'in_progress' };
+  }
+
+  // A lapsed lease or an expired item: take it over, only if nobody changed it since we saw it.
+  const takeover = new Expression();
+  const overwrite = Object.entries(fields).map(([attribute, value]) => takeover.equals(attribute, value));
+  const second = await write('begin', () =>
+    table.client().send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key,
+        UpdateExpression: `SET ${overwrite.join(', ')} REMOVE ${takeover.name(C.reply)}`,
+        ConditionExpression: [
+          takeover.unchanged(C.leaseToken, old[C.leaseToken]),
+          takeover.unchanged(C.state, old[C.state]),
+          takeover.unchanged(TABLE.ttlAttribute, old[TABLE.ttlAttribute]),
+        ].join(' AND '),
+        ...takeover.params(),
+      }),
+    ),
+  );
+  return second.ok ? { state: 'started', token } : { state: 'in_progress' };
+}
+
+export async function finishCall(table: TableContext, key: CallKey, token: string, reply: unknown): Promise<void> {
+  const Key = callKey(key);
+  const full = JSON.stringify(reply) ?? 'null';
+  const room = MAX_ITEM_BYTES - callItemOverheadBytes(Key);
+  if (utf8Bytes(full) <= room) {
+    const outcome = await writeFinish(table, Key, token, full);
+    if (outcome.ok || outcome.refusal === 'condition') return;
+  }
+  await writeFinish(table, Key, token, keptReply(reply, room, key));
+}
+
+export async function abandonCall(table: TableContext, key: CallKey, token: string): Promise<void> {
+  const condition = new Expression();
+  // A refused condition means another delivery holds the call now: nothing of ours to remove.
+  await write('abandon', () =>
+    table.client().send(
+      new DeleteCommand({
+        TableName: table.tableName,
+        Key: callKey(key),
+        ConditionExpression: `${condition.equals(C.leaseToken, token)} AND ${condition.equals(C.state, CALL_STATE.running)}`,
+        ...condition.params(),
+      }),
+    ),
+  );
+}
+
+/** Marks the call done with its reply; a refused condition (someone else's lease) is ignored. */
+function writeFinish(table: TableContext, Key: Record<string, string>, token: string, replyJson: string) {
+  const e = new Expression();
+  const sets = [
+    e.equals(C.state, CALL_STATE.done),
+    e.equals(C.reply, replyJson),
+    e.equals(TABLE.ttlAttribute, ttlSeconds(table.now() + table.ttlMs)),
+  ];
+  return write('finish', () =>
+    table.client().send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key,
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: `${e.equals(C.leaseToken, token)} AND ${e.equals(C.state, CALL_STATE.running)}`,
+        ...e.params(),
+      }),
+    ),
+  );
+}
+
+/** A reply too large for the item: kept without its `result` (or as `null` if even that is too large). */
+function keptReply(reply: unknown, room: number, key: CallKey): string {
+  let kept = 'null';
+  if (typeof reply === 'object' && reply !== null && !Array.isArray(reply)) {
+    const { result: _dropped, ...rest } = reply as Record<string, unknown>;
+    const json = JSON.stringify(rest);
+    if (utf8Bytes(json) <= room) kept = json;
+  }
+  warnTooLarge('The reply was too large to keep for redeliveries; it is kept without its result.', {
+    run_id: key.runId,
+    call_id: key.callId,
+    limit_bytes: MAX_ITEM_BYTES,
+  });
+  return kept;
+}
+
+function parseReply(stored: unknown): unknown {
+  return typeof stored === 'string' ? (JSON.parse(stored) as unknown) : undefined;
+}

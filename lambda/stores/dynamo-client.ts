@@ -1,0 +1,32 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/** The region a local run falls back to, so that a missing region never fails it. */
+export const FALLBACK_REGION = 'us-east-1';
+
+let shared: DynamoDBDocumentClient | undefined;
+
+/**
+ * The region for the default client: `AWS_REGION` (set by Lambda), then `AWS_DEFAULT_REGION`
+ * (which the SDK itself ignores), then `us-east-1`.
+ */
+export function resolveRegion(env: NodeJS.ProcessEnv = process.env): string {
+  return env.AWS_REGION || env.AWS_DEFAULT_REGION || FALLBACK_REGION;
+}
+
+/**
+ * The container's DynamoDB document client, created on first use (so that tests and local runs can
+ * set `AWS_ENDPOINT_URL_DYNAMODB` or the region first) and reused by every warm invocation.
+ */
+export function sharedDocumentClient(): DynamoDBDocumentClient {
+  shared ??= DynamoDBDocumentClient.from(new DynamoDBClient({ region: resolveRegion() }), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  return shared;
+}
+
+/** Forgets the shared client, so the next use creates one from the environment as it is then. For tests. */
+export function resetSharedDocumentClient(): void {
+  shared?.destroy();
+  shared = undefined;
+}

@@ -1,0 +1,103 @@
+/**
+ * How approvals and calls sit in the table (layout in `names.ts`): item keys, item-to-record
+ * mapping, the expiry rule and item sizes. No SDK calls here.
+ */
+import { APPROVAL_ATTRIBUTES as A, DECISION, DECISION_ATTRIBUTES as D, TABLE } from '../names';
+import type { ApprovalRecord, ApprovalStatus, CallKey } from './types';
+
+/** A table item as the document client returns it. */
+export type Item = Record<string, unknown>;
+
+/** Values of the `kind` attribute. */
+export const ITEM_KIND = { approval: 'approval', call: 'call' } as const;
+
+/** Values of a call item's `state` attribute. */
+export const CALL_STATE = { running: 'running', done: 'done' } as const;
+
+export function approvalKey(approvalId: string): Record<string, string> {
+  return { [TABLE.partitionKey]: TABLE.approvalKeyPrefix + approvalId };
+}
+
+/** `call#["<runId>","<callId>"]`: unambiguous whatever characters the ids hold. */
+export function callKey(key: CallKey): Record<string, string> {
+  return { [TABLE.partitionKey]: TABLE.callKeyPrefix + JSON.stringify([key.runId, key.callId]) };
+}
+
+/** The TTL attribute's value (epoch seconds, whole) for an expiry at `epochMs`. */
+export function ttlSeconds(epochMs: number): number {
+  return Math.ceil(epochMs / 1000);
+}
+
+/** `now` in the TTL attribute's unit, for conditions: an item is live while `expiresAt > this`. */
+export function nowInSeconds(now: number): number {
+  return now / 1000;
+}
+
+/** DynamoDB deletes expired items lazily, so an item past its expiry counts as absent. */
+export function isExpired(item: Item, now: number): boolean {
+  const expiresAt = item[TABLE.ttlAttribute];
+  return typeof expiresAt === 'number' && expiresAt * 1000 <= now;
+}
+
+/** The record of an approval item. Status comes from `decision`: absent means pending. */
+export function toApprovalRecord(item: Item): ApprovalRecord {
+  const hasResult = typeof item[A.result] === 'string';
+  return {
+    approvalId: String(item[A.approvalId]),
+    tool: String(item[A.tool]),
+    args: JSON.parse(String(item[A.args])) as Record<string, unknown>,
+    runId: String(item[A.runId]),
+    callId: String(item[A.callId]),
+    owner: String(item[A.owner]),
+    status: statusOf(item[D.decision]),
+    ...optional('decidedBy', item[D.decidedBy]),
+    ...optional('decidedAt', item[D.decidedAt]),
+    ...optional('reason', item[D.reason]),
+    createdAt: Number(item[A.createdAt]),
+    expiresAt: Number(item[TABLE.ttlAttribute]) * 1000,
+    ...optional('claimedUntil', item[A.claimedUntil]),
+    ...optional('completedAt', item[A.completedAt]),
+    ...(hasResult ? { result: JSON.parse(String(item[A.result])) as unknown } : {}),
+    hasResult,
+  };
+}
+
+/** Any value other than the two known decisions fails closed, as a denial. */
+function statusOf(decision: unknown): ApprovalStatus {
+  if (decision === undefined) return 'pending';
+  return decision === DECISION.approved ? 'approved' : 'denied';
+}
+
+function optional<K extends string>(key: K, value: unknown): Partial<Record<K, never>> {
+  return value === undefined ? {} : ({ [key]: value } as Partial<Record<K, never>>);
+}
+
+/** DynamoDB's item size limit: names and values together, in UTF-8 bytes. */
+export const MAX_ITEM_BYTES = 400 * 1024;
+
+/** An upper bound on the stored size of any number attribute value. */
+const NUMBER_BYTES = 21;
+
+/** Together, an approver's `decidedBy` and `reason` may take this many UTF-8 bytes. */
+export const MAX_DECISION_TEXT_BYTES = 8 * 1024;
+
+/** Room an approval item keeps for the attributes written after create (decision, claim, completion). */
+export const LATER_ATTRIBUTES_RESERVE_BYTES = MAX_DECISION_TEXT_BYTES + 512;
+
+/** Room a call item's reply may not take: key, fingerprint, lease and state attributes. */
+export function callItemOverheadBytes(key: Record<string, string>): number {
+  return itemBytes(key) + 1024;
+}
+
+export function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/** The size DynamoDB counts for an item of string and number attributes (numbers over-estimated). */
+export function itemBytes(item: Record<string, string | number>): number {
+  let total = 0;
+  for (const [name, value] of Object.entries(item)) {
+    total += utf8Bytes(name) + (typeof value === 'number' ? NUMBER_BYTES : utf8Bytes(value));
+  }
+  return total;
+}

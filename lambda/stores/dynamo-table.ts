@@ -1,0 +1,33 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { sharedDocumentClient } from './dynamo-client';
+
+/** What every operation on the table needs. */
+export interface TableContext {
+  readonly tableName: string;
+  /** The document client (the injected one, or the container's shared one, made on first use). */
+  client(): DynamoDBDocumentClient;
+  /** How long approvals and kept replies live, in ms. */
+  readonly ttlMs: number;
+  /** The clock, epoch ms. */
+  now(): number;
+}
+
+export function tableContext(props: {
+  tableName: string;
+  client?: DynamoDBDocumentClient;
+  ttlMs: number;
+  now: () => number;
+}): TableContext {
+  const injected = props.client;
+  return {
+    tableName: props.tableName,
+    client: () => injected ?? sharedDocumentClient(),
+    ttlMs: props.ttlMs,
+    now: props.now,
+  };
+}
+
+/** Logs one JSON line that says a value was too large to keep (never the value itself). */
+export function warnTooLarge(message: string, fields: Record<string, unknown>): void {
+  console.warn(JSON.stringify({ level: 'WARN', message, ...fields }));
+}

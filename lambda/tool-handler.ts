@@ -1,0 +1,101 @@
+import type { Context, SQSBatchResponse } from 'aws-lambda';
+import { checkSeconds, readAllowlist, readSeconds } from './config';
+import { TOOL_NAME_PATTERN } from './envelope';
+import { ToolExecutor } from './executor';
+import { handleSqsBatch, isSqsEvent } from './events/sqs';
+import { handleDirectInvoke, handleEventBridgeEvent, isEventBridgeEvent } from './events/single';
+import { HandlerSettings, startInvocation } from './events/invocation';
+import { ENV } from './names';
+import type { Reply } from './reply';
+import { EventBridgeReplyPublisher, ReplyPublisher } from './reply-bus';
+import type { Tool } from './tool';
+
+export interface ToolHandlerOptions {
+  /** The allowlist; intersected with TOOL_HANDLER_TOOLS when both are set. @default every tool */
+  readonly tools?: readonly string[];
+  /** Seconds a tool may run per invocation; the smaller of this and TOOL_HANDLER_TIMEOUT_S wins. @default 60 */
+  readonly timeout?: number;
+  /** Seconds kept back from Lambda's own deadline; the larger of this and TOOL_HANDLER_MARGIN_S wins. @default 1 */
+  readonly margin?: number;
+  /** Records of an SQS batch (FIFO: message groups) run at once. @default 10 */
+  readonly concurrency?: number;
+  /**
+   * Where replies are published (§7); `false` turns publishing off.
+   * @default the EventBridge bus named by TOOL_HANDLER_REPLY_BUS, else none
+   */
+  readonly replies?: ReplyPublisher | false;
+}
+
+/** What the handler returns: a batch response for SQS, the reply otherwise. */
+export type ToolHandlerResult = SQSBatchResponse | Reply;
+
+export type ToolLambdaHandler = (event: unknown, context?: Partial<Context>) => Promise<ToolHandlerResult>;
+
+const DEFAULT_TIMEOUT_S = 60;
+const DEFAULT_MARGIN_S = 1;
+const DEFAULT_CONCURRENCY = 10;
+
+/**
+ * Builds the Lambda handler (§6). The environment is read once, here: a value that does not parse
+ * throws now, naming the variable.
+ */
+export function toolHandler(executorOrTools: ToolExecutor | readonly Tool<any>[], options: ToolHandlerOptions = {}): ToolLambdaHandler {
+  const settings = resolveSettings(
+    executorOrTools instanceof ToolExecutor ? executorOrTools : new ToolExecutor({ tools: executorOrTools }),
+    options,
+  );
+  return async (event, context) => {
+    const invocation = startInvocation(settings, context);
+    try {
+      if (isSqsEvent(event)) return await handleSqsBatch(event, invocation);
+      if (isEventBridgeEvent(event)) return await handleEventBridgeEvent(event, invocation);
+      return await handleDirectInvoke(event, context?.awsRequestId, invocation);
+    } finally {
+      invocation.end();
+    }
+  };
+}
+
+function resolveSettings(executor: ToolExecutor, options: ToolHandlerOptions): HandlerSettings {
+  const timeouts = [readSeconds(ENV.timeoutSeconds, { allowZero: false }), optionSeconds('timeout', options.timeout, false)];
+  const margins = [readSeconds(ENV.marginSeconds, { allowZero: true }), optionSeconds('margin', options.margin, true)];
+  const given = (values: Array<number | undefined>) => values.filter((v): v is number => v !== undefined);
+  const timeoutS = Math.min(...given(timeouts), ...(given(timeouts).length ? [] : [DEFAULT_TIMEOUT_S]));
+  const marginS = Math.max(...given(margins), ...(given(margins).length ? [] : [DEFAULT_MARGIN_S]));
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new Error(`toolHandler: \`concurrency\` must be a whole number of at least 1, got: ${String(concurrency)}.`);
+  }
+  return {
+    executor,
+    allowed: intersect(readAllowlist(), optionAllowlist(options.tools)),
+    timeoutMs: timeoutS * 1000,
+    marginMs: marginS * 1000,
+    concurrency,
+    replies: options.replies === false ? undefined : (options.replies ?? envReplyPublisher()),
+  };
+}
+
+function optionSeconds(name: string, value: number | undefined, allowZero: boolean): number | undefined {
+  return value === undefined ? undefined : checkSeconds(name, value, { allowZero });
+}
+
+function optionAllowlist(tools: readonly string[] | undefined): Set<string> | undefined {
+  if (tools === undefined) return undefined;
+  for (const name of tools) {
+    if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
+      throw new Error(`toolHandler: \`tools\` must hold tool names, got: ${JSON.stringify(name)}.`);
+    }
+  }
+  return new Set(tools);
+}
+
+function intersect(a: Set<string> | undefined, b: Set<string> | undefined): Set<string> | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  return new Set([...a].filter((name) => b.has(name)));
+}
+
+function envReplyPublisher(): ReplyPublisher | undefined {
+  const busName = process.env[ENV.replyBus]?.trim();
+  return busName ? new EventBridgeReplyPublisher({ busName }) : undefined;
+}

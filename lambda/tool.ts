@@ -1,0 +1,90 @@
+import * as z from 'zod';
+import { TOOL_NAME_PATTERN } from './envelope';
+import { ToolUsageError } from './errors';
+import type { JsonObject } from './json';
+
+/** What a tool's `run` gets besides its args (§5). */
+export interface ToolContext {
+  readonly runId: string;
+  readonly callId: string;
+  /** Set when the tool runs on the resume of an approval. */
+  readonly approvalId?: string;
+  /** Where the call came from: `sqs:<arn>`, `events:<source>`, `lambda` or `direct`. */
+  readonly source: string;
+  /** Aborts at the deadline; a long-running tool should stop when it does. */
+  readonly signal: AbortSignal;
+  /** Epoch ms by which the tool must have finished. */
+  readonly deadline: number;
+}
+
+export interface ToolOptions<Schema extends z.ZodType = z.ZodType<JsonObject>> {
+  /** 1 to 128 characters of `A-Z a-z 0-9 _ . -`. */
+  readonly name: string;
+  readonly description?: string;
+  /** The args' schema. @default any JSON object, passed through unchanged */
+  readonly input?: Schema;
+  /** Whether a human must approve a call first; a predicate decides per call. @default false */
+  readonly requiresApproval?: boolean | ((args: z.output<Schema>) => boolean);
+  /** Runs the tool; the return value (JSON) is the reply's `result`. */
+  readonly run: (args: z.output<Schema>, context: ToolContext) => unknown;
+}
+
+/** A defined tool, as `ToolExecutor` holds it. */
+export interface Tool<Args = unknown> {
+  readonly name: string;
+  readonly description?: string;
+  readonly input?: z.ZodType;
+  /** Validates a call's args against `input`; throws `ToolUsageError` naming the failing path. */
+  parseArgs(args: JsonObject): Args | Promise<Args>;
+  needsApproval(args: Args): boolean;
+  run(args: Args, context: ToolContext): unknown;
+}
+
+/** Defines a tool. An invalid `name` throws here, at definition. */
+export function tool<Schema extends z.ZodType = z.ZodType<JsonObject>>(
+  options: ToolOptions<Schema>,
+): Tool<z.output<Schema>> {
+  if (typeof options.name !== 'string' || !TOOL_NAME_PATTERN.test(options.name)) {
+    throw new TypeError(
+      `tool name must be 1 to 128 characters of A-Z a-z 0-9 _ . -, got: ${JSON.stringify(options.name)}`,
+    );
+  }
+  if (typeof options.run !== 'function') {
+    throw new TypeError(`tool ${options.name}: \`run\` must be a function, got: ${typeof options.run}`);
+  }
+  const { name, input, requiresApproval = false } = options;
+  return {
+    name,
+    description: options.description,
+    input,
+    parseArgs: input ? (args) => parseWith(input, name, args) : (args) => args as z.output<Schema>,
+    needsApproval: typeof requiresApproval === 'function' ? (args) => requiresApproval(args) === true : () => requiresApproval,
+    run: options.run,
+  };
+}
+
+function parseWith<Schema extends z.ZodType>(
+  schema: Schema,
+  toolName: string,
+  args: JsonObject,
+): z.output<Schema> | Promise<z.output<Schema>> {
+  try {
+    return unwrap(schema.safeParse(args), toolName);
+  } catch (error) {
+    // A schema with async refinements cannot be parsed synchronously.
+    if (error instanceof z.core.$ZodAsyncError) return schema.safeParseAsync(args).then((r) => unwrap(r, toolName));
+    throw error;
+  }
+}
+
+function unwrap<T>(result: z.ZodSafeParseResult<T>, toolName: string): T {
+  if (result.success) return result.data;
+  const problems = result.error.issues.slice(0, 5).map((issue) => `\`${argsPath(issue.path)}\`: ${issue.message}`);
+  throw new ToolUsageError(`Invalid args for tool ${toolName}: ${problems.join('; ')}.`, { cause: result.error });
+}
+
+function argsPath(path: readonly PropertyKey[]): string {
+  let text = 'args';
+  for (const segment of path) text += typeof segment === 'number' ? `[${segment}]` : `.${String(segment)}`;
+  return text;
+}
