@@ -1,0 +1,92 @@
+import { CallInProgress, MemoryApprovalStore, tool, toolHandler, ToolExecutor, ToolUsageError } from '../../lambda';
+import { captureLogs, lambdaContext } from '../support/events';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let logs: ReturnType<typeof captureLogs>;
+beforeEach(() => {
+  logs = captureLogs();
+});
+afterEach(() => logs.restore());
+
+function setUp(behaviour: { delayMs?: number; failTimes?: number; calls?: false } = {}) {
+  let failures = behaviour.failTimes ?? 0;
+  let runs = 0;
+  const charge = tool({
+    name: 'charge',
+    run: async () => {
+      runs++;
+      if (behaviour.delayMs) await sleep(behaviour.delayMs);
+      if (failures-- > 0) throw new Error('card declined by a flaky gateway');
+      return { charged: runs };
+    },
+  });
+  const executor = new ToolExecutor({ tools: [charge], approvals: new MemoryApprovalStore(), ...(behaviour.calls === false ? { calls: false } : {}) });
+  const handler = toolHandler(executor, { replies: false });
+  return { handler, runs: () => runs };
+}
+
+const call = { tool: 'charge', args: { amount: 5 }, run_id: 'r', call_id: 'c' };
+
+describe('duplicate calls (§6a, memory store)', () => {
+  test('a redelivered finished call gets the kept reply without running again', async () => {
+    const { handler, runs } = setUp();
+    const first = await handler(call, lambdaContext(10_000));
+    const second = await handler(call, lambdaContext(10_000));
+    expect(second).toEqual(first);
+    expect(first).toMatchObject({ status: 'ok', result: { charged: 1 } });
+    expect(runs()).toBe(1);
+  });
+
+  test('a delivery that arrives while the first runs gets CallInProgress', async () => {
+    const { handler, runs } = setUp({ delayMs: 100 });
+    const first = handler(call, lambdaContext(10_000));
+    await sleep(10);
+    await expect(handler(call, lambdaContext(10_000))).rejects.toBeInstanceOf(CallInProgress);
+    await expect(first).resolves.toMatchObject({ status: 'ok' });
+    expect(runs()).toBe(1);
+  });
+
+  test('a failed run removes the record so a retry may run it', async () => {
+    const { handler, runs } = setUp({ failTimes: 1 });
+    await expect(handler(call, lambdaContext(10_000))).rejects.toMatchObject({ name: 'ToolFailed', retryable: true });
+    await expect(handler(call, lambdaContext(10_000))).resolves.toMatchObject({ status: 'ok', result: { charged: 2 } });
+    expect(runs()).toBe(2);
+  });
+
+  test('the same ids with other args are a ToolUsageError', async () => {
+    const { handler } = setUp();
+    await handler(call, lambdaContext(10_000));
+    await expect(handler({ ...call, args: { amount: 6 } }, lambdaContext(10_000))).rejects.toBeInstanceOf(ToolUsageError);
+  });
+
+  test('a run that timed out keeps its record until its invocation ends', async () => {
+    let runs = 0;
+    const slow = tool({
+      name: 'charge',
+      run: async () => {
+        runs++;
+        await sleep(runs === 1 ? 1_000 : 0);
+        return 'charged';
+      },
+    });
+    const handler = toolHandler(new ToolExecutor({ tools: [slow], approvals: new MemoryApprovalStore() }), {
+      timeout: 0.05,
+      margin: 0,
+      replies: false,
+    });
+    // The first invocation ends 300 ms from now; its tool's budget is 50 ms.
+    await expect(handler(call, lambdaContext(300))).rejects.toMatchObject({ name: 'ToolTimeout' });
+    await expect(handler(call, lambdaContext(10_000))).rejects.toBeInstanceOf(CallInProgress);
+    await sleep(300);
+    await expect(handler(call, lambdaContext(10_000))).resolves.toMatchObject({ status: 'ok', result: 'charged' });
+    expect(runs).toBe(2);
+  });
+
+  test('with `calls: false` nothing is suppressed', async () => {
+    const { handler, runs } = setUp({ calls: false });
+    await handler(call, lambdaContext(10_000));
+    await handler(call, lambdaContext(10_000));
+    expect(runs()).toBe(2);
+  });
+});
