@@ -6,7 +6,10 @@ module.exports = {
   // `ts` first: a stale compiled `.js` beside a source must never shadow it.
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: {
-    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.dev.json', isolatedModules: true }],
+    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.dev.json' }],
   },
   testTimeout: 30000,
+  // One dynalite for the whole run, on a free 127.0.0.1 port; test files read DYNALITE_ENDPOINT.
+  globalSetup: '<rootDir>/test/setup/dynalite-global-setup.ts',
+  globalTeardown: '<rootDir>/test/setup/dynalite-global-teardown.ts',
 };
