@@ -63,18 +63,9 @@ export function tool<Schema extends z.ZodType = z.ZodType<JsonObject>>(
   };
 }
 
-function parseWith<Schema extends z.ZodType>(
-  schema: Schema,
-  toolName: string,
-  args: JsonObject,
-): z.output<Schema> | Promise<z.output<Schema>> {
-  try {
-    return unwrap(schema.safeParse(args), toolName);
-  } catch (error) {
-    // A schema with async refinements cannot be parsed synchronously.
-    if (error instanceof z.core.$ZodAsyncError) return schema.safeParseAsync(args).then((r) => unwrap(r, toolName));
-    throw error;
-  }
+async function parseWith<Schema extends z.ZodType>(schema: Schema, toolName: string, args: JsonObject): Promise<z.output<Schema>> {
+  // Async even for sync schemas: a sync attempt would start an async refinement and then run it again.
+  return unwrap(await schema.safeParseAsync(args), toolName);
 }
 
 function unwrap<T>(result: z.ZodSafeParseResult<T>, toolName: string): T {
