@@ -4,6 +4,17 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 /** The region a local run falls back to, so that a missing region never fails it. */
 export const FALLBACK_REGION = 'us-east-1';
 
+/**
+ * Timeouts of the default client, in ms. A single-item request takes milliseconds; one that hangs
+ * fails after these (as a retryable store error) instead of holding the invocation to its end. The
+ * SDK only warns about a request over `requestTimeout` unless `throwOnRequestTimeout` is set.
+ */
+export const DEFAULT_CLIENT_TIMEOUTS = {
+  connectionTimeout: 3000,
+  requestTimeout: 5000,
+  throwOnRequestTimeout: true,
+} as const;
+
 let shared: DynamoDBDocumentClient | undefined;
 
 /**
@@ -19,9 +30,10 @@ export function resolveRegion(env: NodeJS.ProcessEnv = process.env): string {
  * set `AWS_ENDPOINT_URL_DYNAMODB` or the region first) and reused by every warm invocation.
  */
 export function sharedDocumentClient(): DynamoDBDocumentClient {
-  shared ??= DynamoDBDocumentClient.from(new DynamoDBClient({ region: resolveRegion() }), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  shared ??= DynamoDBDocumentClient.from(
+    new DynamoDBClient({ region: resolveRegion(), requestHandler: { ...DEFAULT_CLIENT_TIMEOUTS } }),
+    { marshallOptions: { removeUndefinedValues: true } },
+  );
   return shared;
 }
 

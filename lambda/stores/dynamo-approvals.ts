@@ -1,0 +1,201 @@
+/**
+ * The handler's side of approvals (§6b): create, get, claim, release, complete. None of these
+ * writes an approver's decision attributes (`decide` in dynamo-decisions.ts is the only one), so
+ * IAM can forbid the handler to write them.
+ */
+import { randomUUID } from 'node:crypto';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { storeUnavailable, ToolUsageError } from '../errors';
+import { APPROVAL_ATTRIBUTES as A, DECISION, DECISION_ATTRIBUTES as D, HANDLER_OWNER, TABLE } from '../names';
+import { Expression } from './dynamo-expression';
+import {
+  approvalKey,
+  isExpired,
+  type Item,
+  itemBytes,
+  ITEM_KIND,
+  LATER_ATTRIBUTES_RESERVE_BYTES,
+  MAX_ITEM_BYTES,
+  nowInSeconds,
+  toApprovalRecord,
+  ttlSeconds,
+  utf8Bytes,
+} from './dynamo-items';
+import { read, write } from './dynamo-send';
+import { type TableContext, warnTooLarge } from './dynamo-table';
+import type { ApprovalRecord, ClaimInput, ClaimOutcome, CreateApprovalInput, CreateApprovalOutcome } from './types';
+
+/** A claim's `allowedTools` goes into the condition while DynamoDB's `IN` can hold it. */
+const MAX_IN_OPERANDS = 100;
+
+/** One upsert that sets each attribute only where absent: creates, or returns the approval as it stands. */
+export async function createApproval(table: TableContext, input: CreateApprovalInput): Promise<CreateApprovalOutcome> {
+  const now = table.now();
+  const Key = approvalKey(input.approvalId);
+  const argsJson = JSON.stringify(input.args);
+  const fields: Record<string, string | number> = {
+    [A.kind]: ITEM_KIND.approval,
+    [A.approvalId]: input.approvalId,
+    [A.tool]: input.tool,
+    [A.args]: argsJson,
+    [A.fingerprint]: input.fingerprint,
+    [A.runId]: input.runId,
+    [A.callId]: input.callId,
+    [A.owner]: input.owner ?? HANDLER_OWNER,
+    [A.createdAt]: now,
+    [TABLE.ttlAttribute]: ttlSeconds(now + table.ttlMs),
+  };
+  if (itemBytes({ ...Key, ...fields }) + LATER_ATTRIBUTES_RESERVE_BYTES > MAX_ITEM_BYTES) {
+    throw argsTooLarge(utf8Bytes(argsJson));
+  }
+
+  const e = new Expression();
+  const sets = Object.entries(fields).map(([attribute, value]) => e.setIfAbsent(attribute, value));
+  const outcome = await write('create', () =>
+    table.client().send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key,
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ReturnValues: 'ALL_OLD',
+        ...e.params(),
+      }),
+    ),
+  );
+  if (!outcome.ok) {
+    if (outcome.refusal === 'too_large') throw argsTooLarge(utf8Bytes(argsJson));
+    throw storeUnavailable('create', new Error('unexpected refusal of an unconditional upsert'));
+  }
+  const old = outcome.value.Attributes as Item | undefined;
+  if (!old) {
+    return { created: true, record: toApprovalRecord({ ...Key, ...fields }), fingerprint: input.fingerprint };
+  }
+  if (isExpired(old, now)) {
+    // Its decision attributes are the approver's: the handler may not erase them to start afresh.
+    throw new ToolUsageError(
+      `The approval ${input.approvalId} for this call expired; send the call again with a new run_id or call_id.`,
+    );
+  }
+  return { created: false, record: toApprovalRecord(old), fingerprint: String(old[A.fingerprint]) };
+}
+
+/** A consistent read; an expired item counts as absent. */
+export async function getApproval(table: TableContext, approvalId: string): Promise<ApprovalRecord | undefined> {
+  const output = await read('get', () =>
+    table.client().send(new GetCommand({ TableName: table.tableName, Key: approvalKey(approvalId), ConsistentRead: true })),
+  );
+  const item = output.Item;
+  return item && !isExpired(item, table.now()) ? toApprovalRecord(item) : undefined;
+}
+
+/** One conditional update that returns the claimed record; a refused claim reads the record once. */
+export async function claimApproval(table: TableContext, approvalId: string, input: ClaimInput): Promise<ClaimOutcome> {
+  const allowed = input.allowedTools;
+  if (allowed?.size === 0) return { claimed: false, record: await getApproval(table, approvalId) };
+  const now = table.now();
+  const token = randomUUID();
+  const e = new Expression();
+  const condition = [
+    e.exists(TABLE.partitionKey),
+    e.equals(A.owner, HANDLER_OWNER),
+    e.equals(D.decision, DECISION.approved), // read, never written here
+    `${e.name(TABLE.ttlAttribute)} > ${e.value(nowInSeconds(now))}`,
+    e.absent(A.completedAt),
+    `(${e.absent(A.claimedUntil)} OR ${e.name(A.claimedUntil)} <= ${e.value(now)})`,
+  ];
+  const toolsInCondition = allowed !== undefined && allowed.size <= MAX_IN_OPERANDS;
+  if (toolsInCondition) {
+    condition.push(`${e.name(A.tool)} IN (${[...allowed].map((tool) => e.value(tool)).join(', ')})`);
+  }
+  const update = `SET ${e.equals(A.claimToken, token)}, ${e.equals(A.claimedUntil, input.until)}`;
+  const outcome = await write('claim', () =>
+    table.client().send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: approvalKey(approvalId),
+        UpdateExpression: update,
+        ConditionExpression: condition.join(' AND '),
+        ReturnValues: 'ALL_NEW',
+        ...e.params(),
+      }),
+    ),
+  );
+  if (!outcome.ok) return { claimed: false, record: await getApproval(table, approvalId) };
+
+  const record = toApprovalRecord(outcome.value.Attributes as Item);
+  if (allowed !== undefined && !toolsInCondition && !allowed.has(record.tool)) {
+    await releaseApproval(table, approvalId, token);
+    const { claimedUntil: _released, ...unclaimed } = record;
+    return { claimed: false, record: unclaimed };
+  }
+  return { claimed: true, record, token };
+}
+
+export async function releaseApproval(table: TableContext, approvalId: string, token: string): Promise<void> {
+  const e = new Expression();
+  // A refused condition means the claim is no longer ours: nothing to give back.
+  await write('release', () =>
+    table.client().send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: approvalKey(approvalId),
+        UpdateExpression: `REMOVE ${e.name(A.claimedUntil)}, ${e.name(A.claimToken)}`,
+        ConditionExpression: e.equals(A.claimToken, token),
+        ...e.params(),
+      }),
+    ),
+  );
+}
+
+/**
+ * Marks the run finished and keeps its result as JSON. A result that would push the item past
+ * DynamoDB's item limit is not kept (one warning line says so); the run is marked finished anyway.
+ */
+export async function completeApproval(
+  table: TableContext,
+  approvalId: string,
+  token: string,
+  result: unknown,
+): Promise<void> {
+  const json = JSON.stringify(result) ?? 'null';
+  const resultBytes = utf8Bytes(json);
+  // Only a result that cannot fit whatever the args skips the attempt; DynamoDB judges the rest.
+  if (resultBytes + itemBytes(approvalKey(approvalId)) + 256 <= MAX_ITEM_BYTES) {
+    const outcome = await writeCompletion(table, approvalId, token, json);
+    if (outcome.ok || outcome.refusal === 'condition') return;
+  }
+  warnTooLarge('The result was too large to keep in the approval item; the approval is completed without it.', {
+    approval_id: approvalId,
+    result_bytes: resultBytes,
+    limit_bytes: MAX_ITEM_BYTES,
+  });
+  await writeCompletion(table, approvalId, token, undefined);
+}
+
+/** A refused condition (someone else's claim) comes back as a refusal, for the caller to ignore. */
+function writeCompletion(table: TableContext, approvalId: string, token: string, resultJson: string | undefined) {
+  const e = new Expression();
+  const sets = [
+    e.equals(A.completedAt, table.now()),
+    ...(resultJson === undefined ? [] : [e.equals(A.result, resultJson)]),
+  ];
+  return write('complete', () =>
+    table.client().send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: approvalKey(approvalId),
+        UpdateExpression: `SET ${sets.join(', ')} REMOVE ${e.name(A.claimedUntil)}`,
+        ConditionExpression: e.equals(A.claimToken, token),
+        ...e.params(),
+      }),
+    ),
+  );
+}
+
+function argsTooLarge(argsBytes: number): ToolUsageError {
+  return new ToolUsageError(
+    `The approval's args are too large for an approval item: ${argsBytes} bytes of JSON, and an item may ` +
+      `hold at most ${MAX_ITEM_BYTES} bytes (DynamoDB's 400 KB item limit) including ` +
+      `${LATER_ATTRIBUTES_RESERVE_BYTES} bytes kept for the decision and the run.`,
+  );
+}

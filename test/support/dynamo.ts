@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { TABLE } from '../../lambda/names';
+
+/** The shared dynalite that jest's global setup started. */
+export function dynaliteEndpoint(): string {
+  const endpoint = process.env.DYNALITE_ENDPOINT;
+  if (!endpoint) {
+    throw new Error('DYNALITE_ENDPOINT is not set: run the tests through jest, whose globalSetup starts dynalite.');
+  }
+  return endpoint;
+}
+
+export interface TestClientOptions {
+  /** @default - the shared dynalite */
+  readonly endpoint?: string;
+  /** SDK attempts per request; 1 makes every send exactly one HTTP request. @default 1 */
+  readonly maxAttempts?: number;
+  /** Socket timeouts in ms, for tests against a stopped server. @default - the SDK's */
+  readonly timeoutMs?: number;
+}
+
+/** A document client for dynalite: region us-east-1, dummy credentials. */
+export function testDocumentClient(options: TestClientOptions = {}): DynamoDBDocumentClient {
+  const client = new DynamoDBClient({
+    endpoint: options.endpoint ?? dynaliteEndpoint(),
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    maxAttempts: options.maxAttempts ?? 1,
+    ...(options.timeoutMs === undefined
+      ? {}
+      : {
+          requestHandler: {
+            connectionTimeout: options.timeoutMs,
+            requestTimeout: options.timeoutMs,
+            throwOnRequestTimeout: true, // else the SDK only warns
+          },
+        }),
+  });
+  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+/**
+ * Creates a uniquely named table with the construct's key schema (string partition key `pk`,
+ * on-demand) and returns its name with a client pointed at it.
+ */
+export async function createTestTable(
+  options: TestClientOptions = {},
+): Promise<{ tableName: string; client: DynamoDBDocumentClient }> {
+  const client = testDocumentClient(options);
+  const tableName = `approvals-${randomUUID()}`;
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      AttributeDefinitions: [{ AttributeName: TABLE.partitionKey, AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: TABLE.partitionKey, KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+    }),
+  );
+  return { tableName, client };
+}
