@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { storeUnavailable, ToolUsageError } from '../errors';
-import { APPROVAL_ATTRIBUTES as A, DECISION, DECISION_ATTRIBUTES as D, HANDLER_OWNER, TABLE } from '../names';
+import { APPROVAL_ATTRIBUTES as A, HANDLER_OWNER, TABLE } from '../names';
 import { Expression } from './dynamo-expression';
 import {
   approvalKey,
@@ -88,7 +88,16 @@ export async function getApproval(table: TableContext, approvalId: string): Prom
   return item && !isExpired(item, table.now()) ? toApprovalRecord(item) : undefined;
 }
 
-/** One conditional update that returns the claimed record; a refused claim reads the record once. */
+/**
+ * One conditional update that returns the claimed record; a refused claim reads the record once.
+ *
+ * The condition names only the handler's own attributes: IAM counts an attribute named in a
+ * condition as accessed, so testing `decision` here would need the very permission that lets the
+ * handler write it. The decision is checked in the returned record instead, and a claim of an
+ * undecided or denied approval is given back at once (a second write). Such a short-lived claim
+ * cannot hide a decision: `decide` refuses while any claim is live, so a live claim on an approved
+ * approval was always taken after the decision, by a run that will run the tool.
+ */
 export async function claimApproval(table: TableContext, approvalId: string, input: ClaimInput): Promise<ClaimOutcome> {
   const allowed = input.allowedTools;
   if (allowed?.size === 0) return { claimed: false, record: await getApproval(table, approvalId) };
@@ -98,7 +107,6 @@ export async function claimApproval(table: TableContext, approvalId: string, inp
   const condition = [
     e.exists(TABLE.partitionKey),
     e.equals(A.owner, HANDLER_OWNER),
-    e.equals(D.decision, DECISION.approved), // read, never written here
     `${e.name(TABLE.ttlAttribute)} > ${e.value(nowInSeconds(now))}`,
     e.absent(A.completedAt),
     `(${e.absent(A.claimedUntil)} OR ${e.name(A.claimedUntil)} <= ${e.value(now)})`,
@@ -123,7 +131,8 @@ export async function claimApproval(table: TableContext, approvalId: string, inp
   if (!outcome.ok) return { claimed: false, record: await getApproval(table, approvalId) };
 
   const record = toApprovalRecord(outcome.value.Attributes as Item);
-  if (allowed !== undefined && !toolsInCondition && !allowed.has(record.tool)) {
+  const toolRefused = allowed !== undefined && !toolsInCondition && !allowed.has(record.tool);
+  if (record.status !== 'approved' || toolRefused) {
     await releaseApproval(table, approvalId, token);
     const { claimedUntil: _released, ...unclaimed } = record;
     return { claimed: false, record: unclaimed };

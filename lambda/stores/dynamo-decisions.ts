@@ -3,8 +3,8 @@
  * attributes) and `list`. The handler itself calls neither.
  */
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ApprovalNotFound, ToolUsageError } from '../errors';
-import { DECISION, DECISION_ATTRIBUTES as D, TABLE } from '../names';
+import { AdapterError, ApprovalNotFound, ToolUsageError } from '../errors';
+import { APPROVAL_ATTRIBUTES as A, DECISION, DECISION_ATTRIBUTES as D, TABLE } from '../names';
 import { getApproval } from './dynamo-approvals';
 import { Expression } from './dynamo-expression';
 import { approvalKey, type Item, MAX_DECISION_TEXT_BYTES, nowInSeconds, toApprovalRecord, utf8Bytes } from './dynamo-items';
@@ -12,12 +12,38 @@ import { read, write } from './dynamo-send';
 import type { TableContext } from './dynamo-table';
 import type { ApprovalRecord, DecideInput, ListApprovalsInput } from './types';
 
-/** One conditional update: only a live, undecided approval takes a decision. */
+/** How often, and after how long, a decision refused by a resume's momentary claim is tried again. */
+const CLAIM_WAITS_MS = [10, 20, 40, 80, 160];
+
+/**
+ * One conditional update: only a live, undecided approval that no resume holds takes a decision.
+ * A resume that arrives before the decision claims the approval for a moment to look at it (see
+ * `claimApproval`), so a decision refused for a live claim on a pending approval is tried again a
+ * few times; past that it is a retryable `AdapterError`.
+ */
 export async function decideApproval(
   table: TableContext,
   approvalId: string,
   decision: DecideInput,
 ): Promise<ApprovalRecord> {
+  for (const waitMs of [...CLAIM_WAITS_MS, undefined]) {
+    const outcome = await decideOnce(table, approvalId, decision);
+    if (outcome.record) return outcome.record;
+    if (waitMs === undefined) break;
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
+  }
+  throw new AdapterError(
+    `Approval ${approvalId} is held by a resume (a claim that has not lapsed); decide again later.`,
+    { retryable: true },
+  );
+}
+
+/** One attempt: the decided record, or `{}` when a live claim on the pending approval refused it. */
+async function decideOnce(
+  table: TableContext,
+  approvalId: string,
+  decision: DecideInput,
+): Promise<{ record?: ApprovalRecord }> {
   const textBytes = utf8Bytes(decision.by) + utf8Bytes(decision.reason ?? '');
   if (textBytes > MAX_DECISION_TEXT_BYTES) {
     throw new ToolUsageError(
@@ -36,6 +62,7 @@ export async function decideApproval(
     e.exists(TABLE.partitionKey),
     `${e.name(TABLE.ttlAttribute)} > ${e.value(nowInSeconds(now))}`,
     e.absent(D.decision),
+    `(${e.absent(A.claimedUntil)} OR ${e.name(A.claimedUntil)} <= ${e.value(now)})`,
   ];
   const outcome = await write('decide', () =>
     table.client().send(
@@ -49,12 +76,13 @@ export async function decideApproval(
       }),
     ),
   );
-  if (outcome.ok) return toApprovalRecord(outcome.value.Attributes as Item);
+  if (outcome.ok) return { record: toApprovalRecord(outcome.value.Attributes as Item) };
 
   // Refused: one read says why.
   const current = await getApproval(table, approvalId);
   if (!current) throw new ApprovalNotFound(`Approval ${approvalId} does not exist or has expired.`);
   if (outcome.refusal === 'too_large') throw new ToolUsageError(`The decision does not fit in approval ${approvalId}.`);
+  if (current.status === 'pending') return {};
   throw new ToolUsageError(`Approval ${approvalId} is already decided (${current.status}).`);
 }
 

@@ -4,7 +4,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { AdapterError, ToolUsageError } from '../../lambda/errors';
 import { DECISION_ATTRIBUTES, TABLE } from '../../lambda/names';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
@@ -119,6 +119,16 @@ describe('round trips', () => {
     });
     expect(resume).toBe(2);
     expect(await roundTrips(() => store.claim('apr_1', { until: T0 + 30_000 }))).toBe(2);
+  });
+
+  test('a resume before the decision or after a denial: claim + release = 2, and no claim is left', async () => {
+    await store.create(approval());
+    expect(await roundTrips(() => store.claim('apr_1', { until: T0 + 30_000 }))).toBe(2);
+    expect((await rawItem('approval#apr_1'))?.claimedUntil).toBeUndefined();
+    await store.decide('apr_1', { approved: false, by: 'bob' });
+    const denied = await store.claim('apr_1', { until: T0 + 30_000 });
+    expect(denied).toMatchObject({ claimed: false, record: { status: 'denied' } });
+    expect((await rawItem('approval#apr_1'))?.claimedUntil).toBeUndefined();
   });
 
   test('create (new or existing), get, decide and release = 1 each', async () => {
@@ -396,6 +406,39 @@ describe('decision attributes', () => {
     expect(item).toMatchObject({ decision: 'approved', decidedBy: 'alice', decidedAt: T0, reason: 'ok' });
   });
 
+  test('no handler request names them in any expression: IAM counts a condition as access', async () => {
+    await store.create(approval());
+    await store.claim('apr_1', { until: T0 + 30_000 }); // before the decision: claimed and given back
+    const handlerRequests = [...requests.sent];
+    await store.decide('apr_1', { approved: true, by: 'alice', reason: 'ok' });
+    requests.reset();
+    const claim = await store.claim('apr_1', { until: T0 + 30_000, allowedTools: new Set(['refund']) });
+    if (!claim.claimed) throw new Error('expected a claim');
+    await store.claim('apr_1', { until: T0 + 30_000 }); // refused: a live claim
+    await store.release('apr_1', claim.token);
+    const again = await store.claim('apr_1', { until: T0 + 30_000 });
+    if (!again.claimed) throw new Error('expected a claim');
+    await store.complete('apr_1', again.token, { ok: true });
+    await store.get('apr_1');
+    const begun = await store.begin(key, lease);
+    if (begun.state !== 'started') throw new Error('expected started');
+    await store.finish(key, begun.token, { ok: true });
+    const other = await store.begin({ runId: 'r', callId: 'c' }, lease);
+    if (other.state !== 'started') throw new Error('expected started');
+    await store.abandon({ runId: 'r', callId: 'c' }, other.token);
+    handlerRequests.push(...requests.sent);
+
+    expect(new Set(handlerRequests.map((s) => s.command))).toEqual(
+      new Set(['UpdateItemCommand', 'GetItemCommand', 'DeleteItemCommand']),
+    );
+    for (const sent of handlerRequests) {
+      const named = Object.values((sent.input.ExpressionAttributeNames as Record<string, string> | undefined) ?? {});
+      const expressions = [sent.input.UpdateExpression, sent.input.ConditionExpression].filter(Boolean).join(' ');
+      expect(named.filter((name) => decisionNames.includes(name))).toEqual([]);
+      for (const name of decisionNames) expect(expressions).not.toMatch(new RegExp(`\\b${name}\\b`));
+    }
+  });
+
   test('a raw approval item has none until decide', async () => {
     const token = await (async () => {
       await store.create(approval());
@@ -442,5 +485,48 @@ describe('the default client', () => {
     expect(await store.get('apr_1')).toMatchObject({ approvalId: 'apr_1' });
     expect(sharedDocumentClient()).toBe(sharedDocumentClient());
     expect(await sharedDocumentClient().config.region()).toBe('us-east-1');
+  });
+});
+
+describe('a resume that looks before the decision cannot hide it', () => {
+  /** What a resume in flight leaves for a moment: a claim on a pending approval. */
+  async function claimWhilePending(until: number): Promise<void> {
+    await client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { [TABLE.partitionKey]: 'approval#apr_1' },
+        UpdateExpression: 'SET claimedUntil = :until, claimToken = :token',
+        ExpressionAttributeValues: { ':until': until, ':token': 'probe' },
+      }),
+    );
+  }
+
+  test('a decision waits for the momentary claim to be given back', async () => {
+    await store.create(approval());
+    await claimWhilePending(T0 + 30_000);
+    setTimeout(() => void store.release('apr_1', 'probe'), 30);
+    await expect(store.decide('apr_1', { approved: true, by: 'alice' })).resolves.toMatchObject({ status: 'approved' });
+    const claim = await store.claim('apr_1', { until: T0 + 30_000 });
+    expect(claim.claimed).toBe(true);
+  });
+
+  test('a claim that never comes back (a crashed resume) makes the decision a retryable error until it lapses', async () => {
+    await store.create(approval());
+    await claimWhilePending(T0 + 30_000);
+    await expect(store.decide('apr_1', { approved: true, by: 'alice' })).rejects.toMatchObject({
+      name: 'AdapterError',
+      retryable: true,
+      message: expect.stringMatching(/held by a resume/),
+    });
+    expect(await store.get('apr_1')).toMatchObject({ status: 'pending' });
+    time = T0 + 30_000;
+    await expect(store.decide('apr_1', { approved: true, by: 'alice' })).resolves.toMatchObject({ status: 'approved' });
+  });
+
+  test('a resume refused by the momentary claim is told the approval is undecided, not already done', async () => {
+    await store.create(approval());
+    await claimWhilePending(T0 + 30_000);
+    const refused = await store.claim('apr_1', { until: T0 + 30_000 });
+    expect(refused).toMatchObject({ claimed: false, record: { status: 'pending' } });
   });
 });
