@@ -1,0 +1,10 @@
+/** The sample app's tools (SPEC §1), plus the bench's no-op and 100 ms tools. */
+import { tool } from '../../lambda';
+import { AddInput, NoopInput, RefundInput, runAdd, runNoop, runRefund, runSleep, SleepInput } from './schemas';
+
+export const tools = [
+  tool({ name: 'add', input: AddInput, run: runAdd }),
+  tool({ name: 'refund', input: RefundInput, requiresApproval: true, run: runRefund }),
+  tool({ name: 'noop', input: NoopInput, run: runNoop }),
+  tool({ name: 'sleep', input: SleepInput, run: (args, { signal }) => runSleep(args, signal) }),
+];
