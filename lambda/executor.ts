@@ -44,6 +44,8 @@ export interface ExecuteOptions {
   readonly invocationEnd: number;
   /** Aborting it ends the call as a `ToolTimeout`. */
   readonly signal?: AbortSignal;
+  /** A signal that aborts exactly at `deadline` with a `ToolTimeout`; the tool gets it as is. */
+  readonly deadlineSignal?: AbortSignal;
   /** Filled in as the call's identity becomes known, for logs and error replies. */
   readonly identity?: { -readonly [K in keyof CallIdentity]: CallIdentity[K] };
 }
@@ -117,6 +119,7 @@ export class ToolExecutor {
       source: options.source,
       deadline: options.deadline,
       signal: options.signal,
+      deadlineSignal: options.deadlineSignal,
     });
     return { status: 'ok', tool: tool.name, run_id: envelope.runId, call_id: envelope.callId, result };
   }
@@ -170,6 +173,7 @@ export class ToolExecutor {
         source: options.source,
         deadline: options.deadline,
         signal: options.signal,
+        deadlineSignal: options.deadlineSignal,
       });
     } catch (error) {
       // A run that timed out may still be going: its claim lapses at the invocation's end.

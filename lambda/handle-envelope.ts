@@ -19,6 +19,11 @@ export interface HandleEnvelopeOptions {
   readonly signal?: AbortSignal;
 }
 
+/** What the event adapters add: the invocation's signal, which aborts exactly at the deadline. */
+export interface ProcessEnvelopeOptions extends HandleEnvelopeOptions {
+  readonly deadlineSignal?: AbortSignal;
+}
+
 /** How one envelope ended, with what is known of the call. */
 export type EnvelopeOutcome =
   | { readonly ok: true; readonly reply: Reply; readonly identity: CallIdentity }
@@ -41,7 +46,7 @@ export async function handleEnvelope(
 export async function processEnvelope(
   executor: ToolExecutor,
   payload: unknown,
-  options: HandleEnvelopeOptions,
+  options: ProcessEnvelopeOptions,
 ): Promise<EnvelopeOutcome> {
   const started = Date.now();
   const source = options.source ?? 'direct';
@@ -62,6 +67,7 @@ export async function processEnvelope(
       deadline,
       invocationEnd: options.invocationEnd ?? deadline,
       signal: options.signal,
+      deadlineSignal: options.deadlineSignal,
       identity,
     });
     outcome = { ok: true, reply, identity };

@@ -1,4 +1,4 @@
-import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { AdapterError } from './errors';
 import { REPLY_EVENT_SOURCE } from './names';
 import type { ErrorReply, Reply } from './reply';
@@ -27,11 +27,17 @@ export interface EventBridgeReplyPublisherProps {
 
 let sharedClient: EventBridgeClient | undefined;
 
+/** Loaded on first publish: a handler without a reply bus never pays for loading the SDK client. */
+function eventBridgeSdk(): typeof import('@aws-sdk/client-eventbridge') {
+  return require('@aws-sdk/client-eventbridge') as typeof import('@aws-sdk/client-eventbridge');
+}
+
 /** Publishes each reply to an EventBridge bus with `source` `cdk-tool-handler`. */
 export class EventBridgeReplyPublisher implements ReplyPublisher {
   constructor(private readonly props: EventBridgeReplyPublisherProps) {}
 
   async publish(reply: Reply | ErrorReply): Promise<void> {
+    const { EventBridgeClient, PutEventsCommand } = eventBridgeSdk();
     const client = this.props.client ?? (sharedClient ??= new EventBridgeClient({}));
     let detail = JSON.stringify(reply);
     if (Buffer.byteLength(detail, 'utf8') > MAX_DETAIL_BYTES && 'result' in reply) {

@@ -5,6 +5,11 @@ import type { Tool, ToolContext } from './tool';
 export interface RunToolOptions extends Omit<ToolContext, 'signal'> {
   /** Aborting it ends the run as a `ToolTimeout` (the invocation's deadline passed). */
   readonly signal?: AbortSignal;
+  /**
+   * A signal known to abort exactly at `deadline` with a `ToolTimeout` (the invocation's own). When
+   * given, the tool gets it as is and no timer of its own is set: the hot path of a batch.
+   */
+  readonly deadlineSignal?: AbortSignal;
 }
 
 /**
@@ -14,9 +19,37 @@ export interface RunToolOptions extends Omit<ToolContext, 'signal'> {
  */
 export async function runTool<Args>(tool: Tool<Args>, args: Args, options: RunToolOptions): Promise<unknown> {
   const budget = options.deadline - Date.now();
-  if (budget <= 0 || options.signal?.aborted) {
+  if (budget <= 0 || options.signal?.aborted || options.deadlineSignal?.aborted) {
     throw new ToolTimeout(`Tool ${tool.name} was not started: the deadline had passed.`);
   }
+  const value = options.deadlineSignal
+    ? await runUntilAborted(tool, args, options, options.deadlineSignal)
+    : await runWithTimer(tool, args, options, budget);
+  try {
+    return jsonRoundTrip(value);
+  } catch (error) {
+    throw new ToolFailed(`Tool ${tool.name} returned a result that is not JSON: ${describe(error)}`, { cause: error });
+  }
+}
+
+async function runUntilAborted<Args>(tool: Tool<Args>, args: Args, options: RunToolOptions, signal: AbortSignal): Promise<unknown> {
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const { deadlineSignal: _shared, ...context } = options;
+    return await Promise.race([Promise.resolve().then(() => tool.run(args, { ...context, signal })), aborted]);
+  } catch (error) {
+    if (signal.aborted) throw signal.reason as ToolTimeout;
+    throw new ToolFailed(`Tool ${tool.name} failed: ${describe(error)}`, { cause: error });
+  } finally {
+    signal.removeEventListener('abort', onAbort!);
+  }
+}
+
+async function runWithTimer<Args>(tool: Tool<Args>, args: Args, options: RunToolOptions, budget: number): Promise<unknown> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let expire: (() => void) | undefined;
@@ -29,10 +62,9 @@ export async function runTool<Args>(tool: Tool<Args>, args: Args, options: RunTo
     timer = setTimeout(expire, budget);
   });
   options.signal?.addEventListener('abort', expire!, { once: true });
-  let value: unknown;
   try {
     const context: ToolContext = { ...options, signal: controller.signal };
-    value = await Promise.race([Promise.resolve().then(() => tool.run(args, context)), expired]);
+    return await Promise.race([Promise.resolve().then(() => tool.run(args, context)), expired]);
   } catch (error) {
     // A tool that rejects as soon as it is aborted still timed out.
     if (controller.signal.aborted) throw controller.signal.reason as ToolTimeout;
@@ -40,11 +72,6 @@ export async function runTool<Args>(tool: Tool<Args>, args: Args, options: RunTo
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', expire!);
-  }
-  try {
-    return jsonRoundTrip(value);
-  } catch (error) {
-    throw new ToolFailed(`Tool ${tool.name} returned a result that is not JSON: ${describe(error)}`, { cause: error });
   }
 }
 

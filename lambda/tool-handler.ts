@@ -5,6 +5,7 @@ import { ToolExecutor } from './executor';
 import { handleSqsBatch, isSqsEvent } from './events/sqs';
 import { handleDirectInvoke, handleEventBridgeEvent, isEventBridgeEvent } from './events/single';
 import { HandlerSettings, startInvocation } from './events/invocation';
+import { flushLogLines, holdLogLines } from './log';
 import { ENV } from './names';
 import type { Reply } from './reply';
 import { EventBridgeReplyPublisher, ReplyPublisher } from './reply-bus';
@@ -46,12 +47,14 @@ export function toolHandler(executorOrTools: ToolExecutor | readonly Tool<any>[]
   );
   return async (event, context) => {
     const invocation = startInvocation(settings, context);
+    holdLogLines();
     try {
       if (isSqsEvent(event)) return await handleSqsBatch(event, invocation);
       if (isEventBridgeEvent(event)) return await handleEventBridgeEvent(event, invocation);
       return await handleDirectInvoke(event, context?.awsRequestId, invocation);
     } finally {
       invocation.end();
+      flushLogLines();
     }
   };
 }

@@ -1,4 +1,5 @@
 import type { Context } from 'aws-lambda';
+import { ToolTimeout } from '../errors';
 import type { ToolExecutor } from '../executor';
 import type { ReplyPublisher } from '../reply-bus';
 
@@ -21,7 +22,7 @@ export interface Invocation extends HandlerSettings {
   readonly invocationEnd: number;
   /** The deadline budget; zero or less means nothing may run. */
   readonly budgetMs: number;
-  /** Aborts at the deadline. */
+  /** Aborts at the deadline, with a `ToolTimeout` as its reason. */
   readonly signal: AbortSignal;
   /** Resolves at the deadline. */
   readonly expired: Promise<void>;
@@ -38,7 +39,7 @@ export function startInvocation(settings: HandlerSettings, context: Partial<Cont
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<void>((resolve) => {
     const expire = () => {
-      controller.abort();
+      controller.abort(new ToolTimeout(`The invocation's ${budgetMs} ms budget for tools ran out.`));
       resolve();
     };
     if (budgetMs <= 0) expire();

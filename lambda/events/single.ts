@@ -33,7 +33,7 @@ async function handleOne(payload: unknown, messageId: string | undefined, source
     source,
     deadline: invocation.deadline,
     invocationEnd: invocation.invocationEnd,
-    signal: invocation.signal,
+    deadlineSignal: invocation.signal,
   });
   const delivered = await settle(outcome, invocation.replies);
   if (!outcome.ok) throw outcome.error;

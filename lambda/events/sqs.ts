@@ -51,7 +51,7 @@ async function handleRecord(record: SQSRecord, invocation: Invocation): Promise<
     source: `sqs:${record.eventSourceARN}`,
     deadline: invocation.deadline,
     invocationEnd: invocation.invocationEnd,
-    signal: invocation.signal,
+    deadlineSignal: invocation.signal,
   });
   // A record that finished after the deadline was already reported failed.
   return !invocation.signal.aborted && (await settle(outcome, invocation.replies));

@@ -1,0 +1,124 @@
+/**
+ * The reply bus through the real EventBridge client, against a local HTTP endpoint that answers
+ * PutEvents as EventBridge does (there is no EventBridge emulator on npm).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { EventBridgeReplyPublisher, REPLY_DETAIL_TYPES, tool, toolHandler, ToolExecutor } from '../../lambda';
+import { captureLogs, lambdaContext, sqsEvent, sqsRecord } from '../support/events';
+
+interface PutEventsEntry {
+  Source: string;
+  DetailType: string;
+  Detail: string;
+  EventBusName: string;
+}
+
+let server: Server;
+let endpoint: string;
+let received: PutEventsEntry[];
+let answer: () => { status: number; body: unknown };
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      received.push(...(JSON.parse(body) as { Entries: PutEventsEntry[] }).Entries);
+      const { status, body: reply } = answer();
+      response.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
+      response.end(JSON.stringify(reply));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+let logs: ReturnType<typeof captureLogs>;
+beforeEach(() => {
+  received = [];
+  answer = () => ({ status: 200, body: { FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] } });
+  logs = captureLogs();
+});
+afterEach(() => logs.restore());
+
+function publisher() {
+  const client = new EventBridgeClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    maxAttempts: 1,
+  });
+  return new EventBridgeReplyPublisher({ busName: 'replies', client });
+}
+
+const echo = tool({ name: 'echo', run: (args) => args });
+const fail = tool({ name: 'fail', run: () => Promise.reject(new Error('nope')) });
+
+test('each reply is one event: source cdk-tool-handler, the status decides the detail-type', async () => {
+  const handler = toolHandler(new ToolExecutor({ tools: [echo, fail], approvals: undefined }), { replies: publisher() });
+  const result = await handler(
+    sqsEvent(
+      sqsRecord('ok', { tool: 'echo', args: { x: 1 }, run_id: 'r', call_id: 'c1' }),
+      sqsRecord('unknown', { tool: 'missing', run_id: 'r', call_id: 'c2' }),
+    ),
+    lambdaContext(10_000),
+  );
+  expect(result).toEqual({ batchItemFailures: [] });
+  const byType = Object.fromEntries(received.map((entry) => [entry.DetailType, entry]));
+  expect(byType[REPLY_DETAIL_TYPES.ok]).toMatchObject({ Source: 'cdk-tool-handler', EventBusName: 'replies' });
+  expect(JSON.parse(byType['Tool Call Succeeded'].Detail)).toEqual({ status: 'ok', tool: 'echo', run_id: 'r', call_id: 'c1', result: { x: 1 } });
+  expect(JSON.parse(byType['Tool Call Failed'].Detail)).toEqual({
+    status: 'error',
+    tool: 'missing',
+    run_id: 'r',
+    call_id: 'c2',
+    error: { type: 'ToolNotFound', message: expect.stringMatching(/missing/), retryable: false },
+  });
+});
+
+test('a rejected entry (FailedEntryCount) fails the record so that it is retried', async () => {
+  answer = () => ({ status: 200, body: { FailedEntryCount: 1, Entries: [{ ErrorCode: 'InternalFailure', ErrorMessage: 'try again' }] } });
+  const handler = toolHandler(new ToolExecutor({ tools: [echo], approvals: undefined }), { replies: publisher() });
+  const result = await handler(sqsEvent(sqsRecord('ok', { tool: 'echo' })), lambdaContext(10_000));
+  expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'ok' }] });
+  await expect(publisher().publish({ status: 'ok', tool: 'echo', run_id: 'r', call_id: 'c', result: 1 })).rejects.toMatchObject({
+    name: 'AdapterError',
+    retryable: true,
+    message: expect.stringMatching(/InternalFailure try again/),
+  });
+});
+
+test('an unreachable bus is a retryable AdapterError', async () => {
+  answer = () => ({ status: 500, body: { __type: 'InternalException', message: 'down' } });
+  await expect(publisher().publish({ status: 'ok', tool: 'echo', run_id: 'r', call_id: 'c', result: 1 })).rejects.toMatchObject({
+    name: 'AdapterError',
+    retryable: true,
+  });
+});
+
+test('a result too large for an event is left out and said so; the rest of the reply goes out', async () => {
+  await publisher().publish({ status: 'ok', tool: 'echo', run_id: 'r', call_id: 'c', result: 'x'.repeat(300 * 1024) });
+  const detail = JSON.parse(received[0].Detail);
+  expect(detail).toEqual({ status: 'ok', tool: 'echo', run_id: 'r', call_id: 'c', result_omitted: expect.stringMatching(/too large/) });
+});
+
+test('TOOL_HANDLER_REPLY_BUS configures the bus, with the client the SDK builds from the environment', async () => {
+  const saved = { ...process.env };
+  Object.assign(process.env, {
+    TOOL_HANDLER_REPLY_BUS: 'env-bus',
+    AWS_ENDPOINT_URL_EVENTBRIDGE: endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+  });
+  try {
+    const handler = toolHandler(new ToolExecutor({ tools: [echo], approvals: undefined }));
+    await handler({ tool: 'echo', args: { y: 2 } }, lambdaContext(10_000));
+    expect(received).toEqual([expect.objectContaining({ EventBusName: 'env-bus', DetailType: 'Tool Call Succeeded' })]);
+  } finally {
+    process.env = saved;
+  }
+});
