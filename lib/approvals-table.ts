@@ -1,0 +1,72 @@
+import { Annotations, RemovalPolicy, Token } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import { Construct } from 'constructs';
+import { TABLE } from '../lambda/names';
+import { fail } from './validation';
+
+export interface ApprovalsTableOptions {
+  readonly encryptionKey?: kms.IKey;
+  readonly removalPolicy: RemovalPolicy;
+}
+
+/**
+ * The table the runtime's DynamoDB store uses (lambda/names.ts `TABLE`): approvals (`approval#...`)
+ * and duplicate-suppressed calls (`call#...`) under one String partition key, no sort key, expired by
+ * TTL. On demand, since tool calls come in bursts; point-in-time recovery, since approvals are an
+ * audit trail; retained on stack deletion unless told otherwise.
+ */
+export function createApprovalsTable(scope: Construct, id: string, options: ApprovalsTableOptions): dynamodb.Table {
+  return new dynamodb.Table(scope, id, {
+    partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
+    billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+    timeToLiveAttribute: TABLE.ttlAttribute,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    encryption: options.encryptionKey
+      ? dynamodb.TableEncryption.CUSTOMER_MANAGED
+      : dynamodb.TableEncryption.AWS_MANAGED,
+    encryptionKey: options.encryptionKey,
+    removalPolicy: options.removalPolicy,
+  });
+}
+
+/**
+ * Checks a table the user passed. A `dynamodb.Table` defined in this app can be checked (its key
+ * schema must be the store's: a wrong one throws; TTL on another attribute warns); any other table
+ * cannot, which adds a warning.
+ */
+export function checkGivenTable(scope: Construct, table: dynamodb.ITable): void {
+  if (!(table instanceof dynamodb.Table)) {
+    Annotations.of(scope).addWarningV2(
+      'cdk-tool-handler:approvalsTableUnchecked',
+      `The key schema and TTL of \`approvalsTable\` cannot be checked: it needs a String partition key "${TABLE.partitionKey}", ` +
+        `no sort key, and TTL on "${TABLE.ttlAttribute}".`,
+    );
+    return;
+  }
+  const { partitionKeys, sortKeys } = table.schemaV2();
+  const describe = (keys: dynamodb.Attribute[]) => keys.map((key) => `${key.name} (${key.type})`).join(', ') || 'none';
+  const [partitionKey] = partitionKeys;
+  if (
+    partitionKeys.length !== 1 ||
+    partitionKey.name !== TABLE.partitionKey ||
+    partitionKey.type !== dynamodb.AttributeType.STRING ||
+    sortKeys.length > 0
+  ) {
+    const sortKey = sortKeys.length > 0 ? `, sort key ${describe(sortKeys)}` : '';
+    fail(
+      `\`approvalsTable\` must have a String partition key "${TABLE.partitionKey}" and no sort key, ` +
+        `got: partition key ${describe(partitionKeys)}${sortKey}.`,
+    );
+  }
+  const cfn = table.node.defaultChild as dynamodb.CfnTable;
+  const ttl = cfn.timeToLiveSpecification as dynamodb.CfnTable.TimeToLiveSpecificationProperty | undefined;
+  const ttlAttribute = ttl && !Token.isUnresolved(ttl) && ttl.enabled !== false ? ttl.attributeName : undefined;
+  if (ttlAttribute !== TABLE.ttlAttribute) {
+    Annotations.of(scope).addWarningV2(
+      'cdk-tool-handler:approvalsTableTtl',
+      `\`approvalsTable\` should have TTL on "${TABLE.ttlAttribute}", got: ${ttlAttribute ?? 'no TTL'}. ` +
+        'Without it, expired approvals and kept replies are never deleted (the handler still treats them as gone).',
+    );
+  }
+}

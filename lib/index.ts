@@ -1,0 +1,3 @@
+export * from './event-source-options';
+export * from './tool-handler';
+export * from './tool-handler-props';

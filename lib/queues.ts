@@ -1,0 +1,138 @@
+import { Annotations, Duration, Stack, Token } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { DEFAULTS } from './defaults';
+import { fail } from './validation';
+
+export interface ToolQueueOptions {
+  readonly fifo: boolean;
+  readonly maxReceiveCount: number;
+  readonly visibilityTimeout: Duration;
+  readonly encryptionKey?: kms.IKey;
+}
+
+/** The queue the construct creates, and its dead-letter queue. */
+export interface ToolQueues {
+  readonly queue: sqs.Queue;
+  readonly deadLetterQueue: sqs.Queue;
+}
+
+/**
+ * The tool-call queue: encrypted, TLS only, and a dead-letter queue after `maxReceiveCount`
+ * receives, which is where the calls that the handler reports failed end up (§6).
+ */
+export function createToolQueues(scope: Construct, options: ToolQueueOptions): ToolQueues {
+  const deadLetterQueue = new sqs.Queue(scope, 'DeadLetterQueue', {
+    ...encryption(options.encryptionKey, sqs.QueueEncryption.KMS_MANAGED),
+    ...fifo(options.fifo),
+    enforceSSL: true,
+    retentionPeriod: DEFAULTS.deadLetterRetention,
+  });
+  const queue = new sqs.Queue(scope, 'Queue', {
+    ...encryption(options.encryptionKey, sqs.QueueEncryption.KMS_MANAGED),
+    ...fifo(options.fifo),
+    enforceSSL: true,
+    visibilityTimeout: options.visibilityTimeout,
+    deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: options.maxReceiveCount },
+  });
+  return { queue, deadLetterQueue };
+}
+
+/**
+ * Where event-borne calls go when they fail for good: the EventBridge rule targets' dead-letter
+ * queue (events EventBridge could not hand to the function) and the function's asynchronous
+ * on-failure destination (invocations that failed after Lambda's retries).
+ *
+ * EventBridge sends to this queue as the `events.amazonaws.com` service, which cannot use the AWS
+ * managed key `alias/aws/sqs` (its key policy cannot be changed). So without a customer key it uses
+ * SQS managed encryption (SSE-SQS), and with one the construct grants EventBridge the key
+ * (`allowEventBridgeToUseKey`).
+ */
+export function createEventDeadLetterQueue(scope: Construct, encryptionKey: kms.IKey | undefined): sqs.Queue {
+  return new sqs.Queue(scope, 'EventDeadLetterQueue', {
+    ...encryption(encryptionKey, sqs.QueueEncryption.SQS_MANAGED),
+    enforceSSL: true,
+    retentionPeriod: DEFAULTS.deadLetterRetention,
+  });
+}
+
+/**
+ * Lets EventBridge put undeliverable events into a queue encrypted with `key`. For a key defined in
+ * this app the statement goes into its key policy; an imported key's policy cannot be changed from
+ * here, which adds a warning.
+ */
+export function allowEventBridgeToUseKey(scope: Construct, key: kms.IKey): void {
+  const { statementAdded } = key.addToResourcePolicy(eventBridgeKeyStatement(scope));
+  if (!statementAdded) {
+    Annotations.of(scope).addWarningV2(
+      'cdk-tool-handler:encryptionKeyPolicy',
+      'The key policy of the imported `encryptionKey` must allow the service principal events.amazonaws.com ' +
+        'kms:Decrypt and kms:GenerateDataKey, or EventBridge cannot put undeliverable events into the event dead-letter queue.',
+    );
+  }
+}
+
+function eventBridgeKeyStatement(scope: Construct): iam.PolicyStatement {
+  const stack = Stack.of(scope);
+  return new iam.PolicyStatement({
+    sid: 'AllowEventBridgeToUseKeyForToolHandlerDeadLetters',
+    principals: [new iam.ServicePrincipal('events.amazonaws.com')],
+    actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
+    resources: ['*'],
+    conditions: {
+      StringEquals: { 'aws:SourceAccount': stack.account },
+    },
+  });
+}
+
+/**
+ * Checks a queue the user passed. A `sqs.Queue` defined in this app can be checked: a visibility
+ * timeout shorter than the function timeout throws (Lambda rejects the event source), one shorter than
+ * the recommended 6 × function timeout + batching window warns, and so does a queue without a
+ * dead-letter queue. Any other queue cannot be checked, which adds a warning.
+ */
+export function checkGivenQueue(scope: Construct, queue: sqs.IQueue, functionTimeout: number, recommended: number): void {
+  if (!(queue instanceof sqs.Queue)) {
+    Annotations.of(scope).addWarningV2(
+      'cdk-tool-handler:queueVisibilityTimeoutUnchecked',
+      `The visibility timeout of \`queue\` cannot be checked: make it at least ${recommended} s ` +
+        '(6 × the function timeout + the batching window), or a message may be delivered again while its call still runs.',
+    );
+    return;
+  }
+  const cfn = queue.node.defaultChild as sqs.CfnQueue;
+  const visibility = cfn.visibilityTimeout ?? 30; // the SQS default
+  if (!Token.isUnresolved(visibility)) {
+    if (visibility < functionTimeout) {
+      fail(
+        '`queue` must have a visibility timeout of at least the function timeout (`timeout` + `margin`), ' +
+          `got: visibility timeout ${visibility} s, function timeout ${functionTimeout} s.`,
+      );
+    }
+    if (visibility < recommended) {
+      Annotations.of(scope).addWarningV2(
+        'cdk-tool-handler:queueVisibilityTimeoutShort',
+        `The visibility timeout of \`queue\` is ${visibility} s; AWS recommends at least ${recommended} s ` +
+          '(6 × the function timeout + the batching window), so that a message is not delivered again while its call still runs.',
+      );
+    }
+  }
+  if (queue.deadLetterQueue === undefined) {
+    Annotations.of(scope).addWarningV2(
+      'cdk-tool-handler:queueWithoutDeadLetterQueue',
+      '`queue` has no dead-letter queue: a call the handler reports failed is received again until the message expires.',
+    );
+  }
+}
+
+function encryption(key: kms.IKey | undefined, fallback: sqs.QueueEncryption): Partial<sqs.QueueProps> {
+  return key
+    ? { encryption: sqs.QueueEncryption.KMS, encryptionMasterKey: key }
+    : { encryption: fallback };
+}
+
+function fifo(isFifo: boolean): Partial<sqs.QueueProps> {
+  return isFifo ? { fifo: true, contentBasedDeduplication: true } : {};
+}

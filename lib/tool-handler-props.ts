@@ -1,0 +1,231 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { ToolEventSourceOptions } from './event-source-options';
+
+/**
+ * Properties of a `ToolHandler`.
+ */
+export interface ToolHandlerProps {
+  /**
+   * Path to the tools module: a TypeScript or JavaScript file that exports a Lambda handler built by
+   * `toolHandler` from `cdk-tool-handler/lambda`. It is bundled with esbuild.
+   */
+  readonly entry: string;
+
+  /**
+   * Name of the handler that `entry` exports.
+   *
+   * @default 'handler'
+   */
+  readonly handler?: string;
+
+  /**
+   * The allowlist: names of the tools the function may run (set as `TOOL_HANDLER_TOOLS`). Each is 1
+   * to 128 characters of `A-Z a-z 0-9 _ . -`, at least one, no name twice. A tool the module defines
+   * but the list leaves out is refused (`ToolNotFound`), on calls and on approval resumes alike.
+   */
+  readonly tools: string[];
+
+  /**
+   * The tool budget per invocation: no tool runs longer than this (whole seconds).
+   *
+   * @default Duration.seconds(60)
+   */
+  readonly timeout?: Duration;
+
+  /**
+   * Time kept back from the Lambda deadline to report results (whole seconds, shorter than
+   * `timeout`). The function's timeout is `timeout` + `margin`, at most 15 minutes.
+   *
+   * @default Duration.seconds(1)
+   */
+  readonly margin?: Duration;
+
+  /**
+   * An existing queue to take tool calls from. Its visibility timeout should be at least 6 times the
+   * function timeout plus the batching window; an imported queue's cannot be checked, which adds a
+   * warning.
+   *
+   * @default - a new queue, encrypted (`encryptionKey` or the AWS managed key), TLS only, with a
+   * dead-letter queue
+   */
+  readonly queue?: sqs.IQueue;
+
+  /**
+   * How many times a message is received before the created queue moves it to its dead-letter queue
+   * (1 to 1000). Only for the queue the construct creates.
+   *
+   * @default 5
+   */
+  readonly maxReceiveCount?: number;
+
+  /**
+   * Most messages handed to one invocation: at most 10 without `maxBatchingWindow`, at most 10000
+   * with one.
+   *
+   * @default 10
+   */
+  readonly batchSize?: number;
+
+  /**
+   * How long Lambda gathers messages before it invokes the function (at most 5 minutes). Not for a
+   * FIFO queue.
+   *
+   * @default - no batching window
+   */
+  readonly maxBatchingWindow?: Duration;
+
+  /**
+   * Most concurrent invocations the queue's event source starts (2 to 1000).
+   *
+   * @default - no limit beyond the function's concurrency
+   */
+  readonly maxConcurrency?: number;
+
+  /**
+   * Whether the created queue (and its dead-letter queue) is FIFO, with content-based
+   * deduplication. Calls of one `MessageGroupId` then run in order. With an existing `queue` it must
+   * match that queue.
+   *
+   * @default false
+   */
+  readonly fifo?: boolean;
+
+  /**
+   * EventBridge rules that feed tool calls to the function. Their construct ids are
+   * `EventSources/EventSource0`, `EventSource1`, ... by position; `addEventSource(id, options)` adds
+   * one with an id of your own.
+   *
+   * @default - no rules
+   */
+  readonly eventSources?: ToolEventSourceOptions[];
+
+  /**
+   * An existing approvals table. It must have a String partition key `pk`, no sort key, and TTL on
+   * `expiresAt`.
+   *
+   * @default - a new table: on demand, point-in-time recovery, TTL, encrypted, retained on deletion
+   */
+  readonly approvalsTable?: dynamodb.ITable;
+
+  /**
+   * How long approvals (and the kept replies of duplicate-suppressed calls) live. At least the
+   * function timeout.
+   *
+   * @default Duration.days(7)
+   */
+  readonly approvalTtl?: Duration;
+
+  /**
+   * What happens to the created approvals table and log group when they leave the stack.
+   *
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+
+  /**
+   * An event bus to publish every reply and error reply to (set as `TOOL_HANDLER_REPLY_BUS`).
+   *
+   * @default - no reply bus
+   */
+  readonly replyBus?: events.IEventBus;
+
+  /**
+   * A customer managed key for the created queue, dead-letter queues and approvals table. When rules
+   * are added, EventBridge must be able to use it for the event dead-letter queue: the construct adds
+   * that to the key policy of a key in this app, and warns for an imported key.
+   *
+   * @default - AWS managed keys (`alias/aws/sqs`, `alias/aws/dynamodb`); the event dead-letter queue,
+   * which EventBridge writes to, uses SQS managed encryption
+   */
+  readonly encryptionKey?: kms.IKey;
+
+  /**
+   * The function's runtime (a Node.js one).
+   *
+   * @default lambda.Runtime.NODEJS_22_X
+   */
+  readonly runtime?: lambda.Runtime;
+
+  /**
+   * The function's instruction set.
+   *
+   * @default lambda.Architecture.ARM_64
+   */
+  readonly architecture?: lambda.Architecture;
+
+  /**
+   * The function's memory in MiB (128 to 10240).
+   *
+   * @default 512
+   */
+  readonly memorySize?: number;
+
+  /**
+   * More environment variables for the function. The `TOOL_HANDLER_*` variables are the construct's
+   * and may not be set here.
+   *
+   * @default - only the construct's variables and `NODE_OPTIONS=--enable-source-maps`
+   */
+  readonly environment?: { [key: string]: string };
+
+  /**
+   * esbuild settings, merged over the construct's.
+   *
+   * @default - minified (keeping class and function names, which error names rely on), with source
+   * maps, `@aws-sdk/*` left to the Lambda runtime
+   */
+  readonly bundling?: nodejs.BundlingOptions;
+
+  /**
+   * The lock file that decides the project root for bundling.
+   *
+   * @default - the nearest `package-lock.json`, `yarn.lock`, `pnpm-lock.yaml` or `bun.lock` above
+   * the working directory
+   */
+  readonly depsLockFilePath?: string;
+
+  /**
+   * The directory esbuild bundles from. `entry` must be inside it.
+   *
+   * @default - the directory of `depsLockFilePath`
+   */
+  readonly projectRoot?: string;
+
+  /**
+   * How long the function's log group keeps logs.
+   *
+   * @default logs.RetentionDays.TWO_YEARS
+   */
+  readonly logRetention?: logs.RetentionDays;
+
+  /**
+   * X-Ray tracing of the function.
+   *
+   * @default lambda.Tracing.DISABLED
+   */
+  readonly tracing?: lambda.Tracing;
+
+  /**
+   * How many times Lambda retries an asynchronous invocation (an EventBridge event, an `Event`
+   * invoke) that failed (0 to 2), before it sends it to the on-failure destination,
+   * `eventDeadLetterQueue`.
+   *
+   * @default 2
+   */
+  readonly retryAttempts?: number;
+
+  /**
+   * How long Lambda keeps an asynchronous invocation waiting to run (1 minute to 6 hours) before it
+   * sends it to `eventDeadLetterQueue`.
+   *
+   * @default Duration.hours(1)
+   */
+  readonly maxEventAge?: Duration;
+}

@@ -1,0 +1,189 @@
+import { Duration, Token } from 'aws-cdk-lib';
+import { ENV } from '../lambda/names';
+import { DEFAULTS, MAX_FUNCTION_TIMEOUT_SECONDS, TOOL_NAME_PATTERN } from './defaults';
+import { ToolEventSourceOptions } from './event-source-options';
+import { ToolHandlerProps } from './tool-handler-props';
+
+/**
+ * Synth-time checks of the props. Each message names the prop, says what it got and what it needs.
+ * Values that are unresolved tokens are skipped: they are only known at deploy time.
+ *
+ * `ValidationError` of aws-cdk-lib is internal (its constructor takes a branded literal), so these
+ * throw a plain `Error`.
+ */
+
+/** The props with defaults applied, in the units the rest of the construct uses. */
+export interface Settings {
+  readonly timeoutSeconds: number;
+  readonly marginSeconds: number;
+  readonly functionTimeoutSeconds: number;
+  readonly batchingWindowSeconds: number;
+  readonly approvalTtlSeconds: number;
+}
+
+export function resolveSettings(props: ToolHandlerProps): Settings {
+  validateTools(props.tools);
+  validateHandler(props.handler);
+  const timeoutSeconds = wholeSeconds('timeout', props.timeout ?? DEFAULTS.timeout);
+  const marginSeconds = wholeSeconds('margin', props.margin ?? DEFAULTS.margin);
+  if (timeoutSeconds < 1) {
+    fail(`\`timeout\` must be at least 1 second, got: ${timeoutSeconds} s.`);
+  }
+  if (marginSeconds >= timeoutSeconds) {
+    fail(`\`margin\` must be shorter than \`timeout\`, got: margin ${marginSeconds} s, timeout ${timeoutSeconds} s.`);
+  }
+  const total = timeoutSeconds + marginSeconds;
+  if (total > MAX_FUNCTION_TIMEOUT_SECONDS) {
+    fail(
+      `\`timeout\` plus \`margin\` must be at most 15 minutes (${MAX_FUNCTION_TIMEOUT_SECONDS} s), the Lambda maximum, ` +
+        `got: timeout ${timeoutSeconds} s + margin ${marginSeconds} s = ${total} s.`,
+    );
+  }
+  const functionTimeoutSeconds = timeoutSeconds + marginSeconds;
+
+  validateQueueSettings(props);
+  const batchingWindowSeconds =
+    props.maxBatchingWindow === undefined ? 0 : wholeSeconds('maxBatchingWindow', props.maxBatchingWindow);
+
+  const approvalTtlSeconds = wholeSeconds('approvalTtl', props.approvalTtl ?? DEFAULTS.approvalTtl);
+  if (approvalTtlSeconds < functionTimeoutSeconds) {
+    fail(
+      '`approvalTtl` must be at least the function timeout (`timeout` + `margin`), so that no record expires while ' +
+        `its call runs, got: approvalTtl ${approvalTtlSeconds} s, function timeout ${functionTimeoutSeconds} s.`,
+    );
+  }
+
+  validateFunctionSettings(props);
+  return { timeoutSeconds, marginSeconds, functionTimeoutSeconds, batchingWindowSeconds, approvalTtlSeconds };
+}
+
+function validateTools(tools: string[]): void {
+  if (!Array.isArray(tools) || tools.length === 0) {
+    fail(`\`tools\` must name at least one tool, got: ${JSON.stringify(tools ?? null)}.`);
+  }
+  const seen = new Set<string>();
+  tools.forEach((name, index) => {
+    if (Token.isUnresolved(name)) return;
+    if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
+      fail(`\`tools[${index}]\` must be 1 to 128 characters of A-Z a-z 0-9 _ . -, got: ${JSON.stringify(name)}.`);
+    }
+    if (seen.has(name)) fail(`\`tools\` must not name a tool twice, got: ${JSON.stringify(name)} twice.`);
+    seen.add(name);
+  });
+}
+
+function validateHandler(handler: string | undefined): void {
+  if (handler === undefined || Token.isUnresolved(handler)) return;
+  if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(handler)) {
+    fail(`\`handler\` must be the name of an export of \`entry\`, got: ${JSON.stringify(handler)}.`);
+  }
+}
+
+function validateQueueSettings(props: ToolHandlerProps): void {
+  const { maxReceiveCount, batchSize, maxBatchingWindow, maxConcurrency } = props;
+  if (maxReceiveCount !== undefined) {
+    if (props.queue !== undefined) {
+      fail(
+        '`maxReceiveCount` applies only to the queue the construct creates; set the redrive policy of `queue` instead, ' +
+          `got: maxReceiveCount ${maxReceiveCount} with an existing \`queue\`.`,
+      );
+    }
+    integerInRange('maxReceiveCount', maxReceiveCount, 1, 1000);
+  }
+  const fifo = isFifo(props);
+  if (props.queue !== undefined && props.fifo !== undefined && props.fifo !== props.queue.fifo) {
+    fail(
+      `\`fifo\` must match the given \`queue\`, got: fifo ${props.fifo}, but the queue is ` +
+        `${props.queue.fifo ? 'a FIFO' : 'a standard'} queue.`,
+    );
+  }
+  if (maxBatchingWindow !== undefined) {
+    const seconds = wholeSeconds('maxBatchingWindow', maxBatchingWindow);
+    if (seconds > 300) {
+      fail(`\`maxBatchingWindow\` must be at most 5 minutes (300 s), got: ${seconds} s.`);
+    }
+    if (fifo) {
+      fail(
+        '`maxBatchingWindow` must not be set for a FIFO queue (its event source has no batching window), ' +
+          `got: ${format(maxBatchingWindow)}.`,
+      );
+    }
+  }
+  if (batchSize !== undefined) {
+    integerInRange('batchSize', batchSize, 1, 10000);
+    if (known(batchSize) && batchSize > 10 && maxBatchingWindow === undefined) {
+      fail(`\`batchSize\` must be at most 10 without \`maxBatchingWindow\`, got: ${batchSize}.`);
+    }
+  }
+  if (maxConcurrency !== undefined) integerInRange('maxConcurrency', maxConcurrency, 2, 1000);
+}
+
+function validateFunctionSettings(props: ToolHandlerProps): void {
+  if (props.memorySize !== undefined) integerInRange('memorySize', props.memorySize, 128, 10240);
+  if (props.retryAttempts !== undefined) integerInRange('retryAttempts', props.retryAttempts, 0, 2);
+  if (props.maxEventAge !== undefined) {
+    durationInRange('maxEventAge', props.maxEventAge, 60, 6 * 3600, '1 minute to 6 hours');
+  }
+  const reserved = new Set<string>(Object.values(ENV));
+  for (const key of Object.keys(props.environment ?? {})) {
+    if (reserved.has(key)) {
+      fail(`\`environment\` must not set ${key}: the construct sets it from its props, got: ${key}.`);
+    }
+  }
+}
+
+/** Checks one EventBridge source; `label` names it as the user wrote it. */
+export function validateEventSource(label: string, options: ToolEventSourceOptions): void {
+  const pattern = options.eventPattern;
+  if (pattern === undefined || pattern === null || Object.keys(pattern).length === 0) {
+    fail(`\`${label}.eventPattern\` must match on at least one field, got: ${JSON.stringify(pattern ?? null)}.`);
+  }
+  if (options.retryAttempts !== undefined) integerInRange(`${label}.retryAttempts`, options.retryAttempts, 0, 185);
+  if (options.maxEventAge !== undefined) {
+    durationInRange(`${label}.maxEventAge`, options.maxEventAge, 60, 24 * 3600, '1 minute to 24 hours');
+  }
+}
+
+export function isFifo(props: ToolHandlerProps): boolean {
+  return props.queue !== undefined ? props.queue.fifo : props.fifo ?? false;
+}
+
+export function fail(message: string): never {
+  throw new Error(message);
+}
+
+/** Whether a number is known at synth time (not a token). */
+export function known(value: number): boolean {
+  return !Token.isUnresolved(value);
+}
+
+function wholeSeconds(prop: string, duration: Duration): number {
+  if (duration.isUnresolved()) {
+    fail(`\`${prop}\` must be known at synth time (the construct derives other settings from it), got: a token.`);
+  }
+  const ms = duration.toMilliseconds();
+  if (ms % 1000 !== 0) fail(`\`${prop}\` must be a whole number of seconds, got: ${ms} ms.`);
+  return ms / 1000;
+}
+
+function integerInRange(prop: string, value: number, min: number, max: number): void {
+  if (!known(value)) return;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    fail(`\`${prop}\` must be a whole number from ${min} to ${max}, got: ${value}.`);
+  }
+}
+
+function durationInRange(prop: string, duration: Duration, min: number, max: number, range: string): void {
+  if (duration.isUnresolved()) return;
+  const seconds = duration.toMilliseconds() / 1000;
+  if (!Number.isInteger(seconds) || seconds < min || seconds > max) {
+    fail(`\`${prop}\` must be whole seconds from ${range}, got: ${format(duration)}.`);
+  }
+}
+
+/** `90 s`, or `1500 ms` when not whole seconds. */
+export function format(duration: Duration): string {
+  if (duration.isUnresolved()) return duration.toString();
+  const ms = duration.toMilliseconds();
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}

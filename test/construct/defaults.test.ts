@@ -1,0 +1,175 @@
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { ENV, TABLE } from '../../lambda/names';
+import { onlyResource, statementsOfRole, toolStack, unbundledApp } from './helpers';
+
+/** Every default of §8, read off one stack built with only the required props. */
+const app = unbundledApp();
+const { stack, tools } = toolStack(app, 'Defaults');
+const template = Template.fromStack(stack);
+const fn = onlyResource(template, 'AWS::Lambda::Function');
+const queue = onlyResource(template, 'AWS::SQS::Queue', { RedrivePolicy: Match.anyValue() });
+
+describe('the function', () => {
+  test('is Node.js 22 on ARM64 with 512 MiB, handler `handler` of the bundled entry', () => {
+    expect(fn.resource.Properties).toMatchObject({
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      MemorySize: 512,
+      Handler: 'index.handler',
+    });
+  });
+
+  test('times out after timeout + margin: 60 s + 1 s', () => {
+    expect(fn.resource.Properties.Timeout).toBe(61);
+  });
+
+  test('logs JSON to its own log group, kept two years and retained', () => {
+    const logGroup = onlyResource(template, 'AWS::Logs::LogGroup');
+    expect(fn.resource.Properties.LoggingConfig).toEqual({ LogFormat: 'JSON', LogGroup: { Ref: logGroup.id } });
+    expect(logGroup.resource.Properties.RetentionInDays).toBe(731);
+    expect(logGroup.resource.DeletionPolicy).toBe('Retain');
+  });
+
+  test('gets exactly the construct environment, with source maps enabled', () => {
+    const table = onlyResource(template, 'AWS::DynamoDB::Table');
+    expect(fn.resource.Properties.Environment.Variables).toEqual({
+      NODE_OPTIONS: '--enable-source-maps',
+      [ENV.tools]: 'add,refund',
+      [ENV.timeoutSeconds]: '60',
+      [ENV.marginSeconds]: '1',
+      [ENV.approvalsTable]: { Ref: table.id },
+      [ENV.approvalTtlSeconds]: String(7 * 24 * 3600),
+    });
+  });
+
+  test('has no tracing', () => {
+    expect(fn.resource.Properties.TracingConfig).toBeUndefined();
+  });
+
+  test('retries asynchronous invocations twice within an hour, then sends them to the event dead-letter queue', () => {
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: fn.id },
+      MaximumRetryAttempts: 2,
+      MaximumEventAgeInSeconds: 3600,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [eventDlqId(), 'Arn'] } } },
+    });
+  });
+
+  test('has a role of its own with no managed policies', () => {
+    const role = onlyResource(template, 'AWS::IAM::Role');
+    expect(role.resource.Properties.ManagedPolicyArns).toBeUndefined();
+    expect(fn.resource.Properties.Role).toEqual({ 'Fn::GetAtt': [role.id, 'Arn'] });
+  });
+
+  test('is exposed as lambdaFunction', () => {
+    expect(stack.resolve(tools.lambdaFunction.functionName)).toEqual({ Ref: fn.id });
+  });
+});
+
+describe('the queue', () => {
+  test('is a standard queue encrypted with the AWS managed key', () => {
+    expect(queue.resource.Properties.KmsMasterKeyId).toBe('alias/aws/sqs');
+    expect(queue.resource.Properties.FifoQueue).toBeUndefined();
+  });
+
+  test('has a visibility timeout of 6 × the function timeout (no batching window)', () => {
+    expect(queue.resource.Properties.VisibilityTimeout).toBe(6 * 61);
+  });
+
+  test('moves a message to its dead-letter queue after 5 receives', () => {
+    const dlqId = queue.resource.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0];
+    expect(queue.resource.Properties.RedrivePolicy.maxReceiveCount).toBe(5);
+    const dlq = template.toJSON().Resources[dlqId];
+    expect(dlq.Properties).toMatchObject({ KmsMasterKeyId: 'alias/aws/sqs', MessageRetentionPeriod: 14 * 24 * 3600 });
+    expect(stack.resolve(tools.deadLetterQueue!.queueArn)).toEqual({ 'Fn::GetAtt': [dlqId, 'Arn'] });
+  });
+
+  test('feeds the function 10 at a time, reporting batch item failures, with no window or concurrency cap', () => {
+    const mapping = onlyResource(template, 'AWS::Lambda::EventSourceMapping');
+    expect(mapping.resource.Properties).toEqual({
+      BatchSize: 10,
+      EventSourceArn: { 'Fn::GetAtt': [queue.id, 'Arn'] },
+      FunctionName: { Ref: fn.id },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  test('every queue refuses requests without TLS', () => {
+    const queues = Object.keys(template.findResources('AWS::SQS::Queue'));
+    expect(queues).toHaveLength(3);
+    for (const id of queues) {
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: id }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Deny',
+              Action: 'sqs:*',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
+          ]),
+        },
+      });
+    }
+  });
+
+  test('is exposed as queue', () => {
+    expect(stack.resolve(tools.queue.queueArn)).toEqual({ 'Fn::GetAtt': [queue.id, 'Arn'] });
+  });
+});
+
+describe('the event dead-letter queue', () => {
+  test('uses SQS managed encryption, which EventBridge can write to, and keeps messages 14 days', () => {
+    const dlq = template.toJSON().Resources[eventDlqId()];
+    expect(dlq.Properties).toEqual({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+  });
+});
+
+describe('the approvals table', () => {
+  const table = onlyResource(template, 'AWS::DynamoDB::Table');
+
+  test('has the store layout: String partition key pk, no sort key, TTL on expiresAt', () => {
+    expect(table.resource.Properties).toMatchObject({
+      KeySchema: [{ AttributeName: TABLE.partitionKey, KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: TABLE.partitionKey, AttributeType: 'S' }],
+      TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true },
+    });
+  });
+
+  test('is on demand, with point-in-time recovery, encrypted with the AWS managed key', () => {
+    expect(table.resource.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+    });
+    expect(table.resource.Properties.SSESpecification.KMSMasterKeyId).toBeUndefined();
+  });
+
+  test('is retained when it leaves the stack', () => {
+    expect(table.resource.DeletionPolicy).toBe('Retain');
+    expect(table.resource.UpdateReplacePolicy).toBe('Retain');
+  });
+
+  test('is exposed as approvalsTable', () => {
+    expect(stack.resolve(tools.approvalsTable.tableName)).toEqual({ Ref: table.id });
+  });
+});
+
+describe('without event sources or a reply bus', () => {
+  test('there are no rules', () => {
+    template.resourceCountIs('AWS::Events::Rule', 0);
+    expect(tools.rules).toEqual([]);
+  });
+
+  test('the function may not put events anywhere', () => {
+    const role = onlyResource(template, 'AWS::IAM::Role');
+    const actions = statementsOfRole(template, role.id).flatMap((s) => [].concat(s.Action));
+    expect(actions.filter((a: string) => a.startsWith('events:'))).toEqual([]);
+  });
+});
+
+function eventDlqId(): string {
+  const ids = Object.keys(template.findResources('AWS::SQS::Queue', { Properties: { SqsManagedSseEnabled: true } }));
+  expect(ids).toHaveLength(1);
+  return ids[0];
+}

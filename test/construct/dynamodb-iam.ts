@@ -1,0 +1,130 @@
+/**
+ * A small model of how IAM authorizes a DynamoDB request, for the statements this construct writes:
+ * the request context DynamoDB builds (action, `dynamodb:LeadingKeys`, `dynamodb:Attributes`,
+ * `dynamodb:ReturnValues`) and the evaluation (an explicit Deny wins, then any Allow, else denied).
+ *
+ * `dynamodb:Attributes` is every top-level attribute name the request names: key attributes, names in
+ * the update, condition, projection, filter and key-condition expressions (placeholders resolved), and
+ * a PutItem's item. Names only returned by `ReturnValues` are not in it (Developer Guide, "Using IAM
+ * policy conditions for fine-grained access control"). Condition operators this model does not know
+ * make it throw, so a policy change cannot pass unexamined.
+ */
+
+export interface RequestContext {
+  readonly action: string;
+  readonly leadingKeys: string[];
+  readonly attributes: string[];
+  readonly returnValues?: string;
+}
+
+export type Decision = 'allowed' | 'denied by default' | 'explicitly denied';
+
+const WORDS = new Set([
+  'SET', 'REMOVE', 'ADD', 'DELETE', 'AND', 'OR', 'NOT', 'IN', 'BETWEEN',
+  'attribute_exists', 'attribute_not_exists', 'attribute_type', 'begins_with', 'contains', 'size',
+  'if_not_exists', 'list_append',
+]);
+
+/** The context of one SDK command (document-level or low-level input). */
+export function requestContext(command: string, input: Record<string, any>): RequestContext {
+  const operation = command.replace(/Command$/, '');
+  const action = `dynamodb:${OPERATIONS[operation] ?? operation}`;
+  const names: Record<string, string> = input.ExpressionAttributeNames ?? {};
+  const attributes = new Set<string>();
+  const key = input.Key as Record<string, unknown> | undefined;
+  for (const name of Object.keys(key ?? {})) attributes.add(name);
+  for (const name of Object.keys(input.Item ?? {})) attributes.add(name);
+  for (const field of ['UpdateExpression', 'ConditionExpression', 'ProjectionExpression', 'FilterExpression', 'KeyConditionExpression']) {
+    if (typeof input[field] === 'string') for (const name of topLevelNames(input[field], names)) attributes.add(name);
+  }
+  const leadingKeys = key ? Object.values(key).slice(0, 1).map(scalar) : [];
+  return { action, leadingKeys, attributes: [...attributes], returnValues: input.ReturnValues ?? 'NONE' };
+}
+
+const OPERATIONS: Record<string, string> = {
+  Get: 'GetItem', Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem',
+  GetItem: 'GetItem', PutItem: 'PutItem', UpdateItem: 'UpdateItem', DeleteItem: 'DeleteItem',
+  Scan: 'Scan', Query: 'Query', BatchWrite: 'BatchWriteItem', BatchGet: 'BatchGetItem',
+};
+
+function scalar(value: unknown): string {
+  if (typeof value === 'object' && value !== null && 'S' in value) return String((value as { S: unknown }).S);
+  return String(value);
+}
+
+/** Top-level attribute names of an expression: the first element of each path. */
+function topLevelNames(expression: string, names: Record<string, string>): string[] {
+  const found: string[] = [];
+  const tokens = expression.match(/[#:]?[A-Za-z_][A-Za-z0-9_]*|\.|\[\d+\]/g) ?? [];
+  let afterDot = false;
+  for (const token of tokens) {
+    if (token === '.') {
+      afterDot = true;
+      continue;
+    }
+    if (token.startsWith('[')) continue;
+    const nested = afterDot;
+    afterDot = false;
+    if (nested || token.startsWith(':') || WORDS.has(token)) continue;
+    if (token.startsWith('#')) {
+      const name = names[token];
+      if (name === undefined) throw new Error(`unknown placeholder ${token} in ${expression}`);
+      found.push(name);
+    } else {
+      found.push(token);
+    }
+  }
+  return found;
+}
+
+/** Decides `request` against `statements` (already limited to the table's resource). */
+export function evaluate(statements: any[], request: RequestContext): Decision {
+  const matching = statements.filter((s) => actions(s).some((a) => matches(a, request.action)) && conditionsHold(s.Condition ?? {}, request));
+  if (matching.some((s) => s.Effect === 'Deny')) return 'explicitly denied';
+  if (matching.some((s) => s.Effect === 'Allow')) return 'allowed';
+  return 'denied by default';
+}
+
+function actions(statement: any): string[] {
+  return ([] as string[]).concat(statement.Action ?? []);
+}
+
+function matches(pattern: string, value: string): boolean {
+  const regex = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+  return regex.test(value);
+}
+
+function conditionsHold(conditions: Record<string, Record<string, unknown>>, request: RequestContext): boolean {
+  return Object.entries(conditions).every(([operator, keys]) =>
+    Object.entries(keys).every(([key, expected]) => conditionHolds(operator, contextValues(key, request), ([] as string[]).concat(expected as string[]))),
+  );
+}
+
+function contextValues(key: string, request: RequestContext): string[] | undefined {
+  switch (key) {
+    case 'dynamodb:LeadingKeys':
+      return request.leadingKeys.length ? request.leadingKeys : undefined;
+    case 'dynamodb:Attributes':
+      return request.attributes.length ? request.attributes : undefined;
+    case 'dynamodb:ReturnValues':
+      return request.returnValues === undefined ? undefined : [request.returnValues];
+    default:
+      throw new Error(`the model does not know the condition key ${key}`);
+  }
+}
+
+function conditionHolds(operator: string, values: string[] | undefined, expected: string[]): boolean {
+  const equals = (a: string, b: string) => a === b;
+  switch (operator) {
+    case 'ForAllValues:StringEquals':
+      return (values ?? []).every((v) => expected.some((e) => equals(v, e)));
+    case 'ForAllValues:StringLike':
+      return (values ?? []).every((v) => expected.some((e) => matches(e, v)));
+    case 'ForAnyValue:StringEquals':
+      return (values ?? []).some((v) => expected.some((e) => equals(v, e)));
+    case 'StringEqualsIfExists':
+      return values === undefined || values.every((v) => expected.includes(v));
+    default:
+      throw new Error(`the model does not know the condition operator ${operator}`);
+  }
+}

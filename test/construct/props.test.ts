@@ -1,0 +1,283 @@
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { ENV, TABLE } from '../../lambda/names';
+import { ToolHandler, ToolHandlerProps } from '../../lib';
+import { onlyResource, statementsOfRole, toolStack, unbundledApp } from './helpers';
+
+/**
+ * Each prop of §8 against its own stack; all stacks are built first and synthesized once.
+ */
+const app = unbundledApp();
+const built: Record<string, { stack: Stack; tools: ToolHandler }> = {};
+function build(id: string, overrides: Partial<ToolHandlerProps>, extra?: (stack: Stack) => Partial<ToolHandlerProps>) {
+  built[id] = toolStack(app, id, overrides, extra);
+}
+
+build('Handler', { handler: 'main', tools: ['only_one'] });
+build('Timeouts', { timeout: Duration.minutes(5), margin: Duration.seconds(10) });
+build('Queue', { maxReceiveCount: 3, batchSize: 100, maxBatchingWindow: Duration.seconds(20), maxConcurrency: 5 });
+build('Fifo', { fifo: true, batchSize: 5 });
+build('GivenQueue', {}, (stack) => {
+  const dlq = new sqs.Queue(stack, 'MyDlq');
+  return { queue: new sqs.Queue(stack, 'MyQueue', { visibilityTimeout: Duration.minutes(7), deadLetterQueue: { queue: dlq, maxReceiveCount: 2 } }) };
+});
+build('ImportedQueue', {}, (stack) => ({
+  queue: sqs.Queue.fromQueueArn(stack, 'Imported', 'arn:aws:sqs:us-east-1:123456789012:calls'),
+}));
+build('Events', {
+  eventSources: [
+    { eventPattern: { source: ['agent'] } },
+    { eventPattern: { detailType: ['Tool Call'] }, retryAttempts: 0, maxEventAge: Duration.minutes(5), enabled: false, ruleName: 'tool-calls', description: 'calls' },
+  ],
+});
+build('EventsOnBus', {});
+build('GivenTable', {}, (stack) => ({
+  approvalsTable: new dynamodb.Table(stack, 'MyTable', {
+    partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
+    timeToLiveAttribute: TABLE.ttlAttribute,
+  }),
+}));
+build('Ttl', { approvalTtl: Duration.hours(12), removalPolicy: RemovalPolicy.DESTROY });
+build('ReplyBus', {}, (stack) => ({ replyBus: new events.EventBus(stack, 'Replies') }));
+build('Key', { eventSources: [{ eventPattern: { source: ['agent'] } }] }, (stack) => ({ encryptionKey: new kms.Key(stack, 'Key', { enableKeyRotation: true }) }));
+build('Function', {
+  runtime: lambda.Runtime.NODEJS_24_X,
+  architecture: lambda.Architecture.X86_64,
+  memorySize: 1024,
+  environment: { STAGE: 'test' },
+  logRetention: logs.RetentionDays.ONE_MONTH,
+  tracing: lambda.Tracing.ACTIVE,
+  retryAttempts: 0,
+  maxEventAge: Duration.minutes(10),
+  bundling: { sourceMap: false },
+});
+
+// addEventSource on a custom bus, after construction.
+const onBus = built.EventsOnBus;
+const bus = new events.EventBus(onBus.stack, 'Calls');
+const addedRule = onBus.tools.addEventSource('Orders', { eventBus: bus, eventPattern: { source: ['orders'] } });
+
+const templates = Object.fromEntries(Object.entries(built).map(([id, b]) => [id, Template.fromStack(b.stack)]));
+const fnOf = (id: string) => onlyResource(templates[id], 'AWS::Lambda::Function').resource.Properties;
+const createdQueueOf = (id: string) => onlyResource(templates[id], 'AWS::SQS::Queue', { RedrivePolicy: Match.anyValue() });
+
+describe('entry, handler and tools', () => {
+  test('handler names the export; tools become TOOL_HANDLER_TOOLS', () => {
+    expect(fnOf('Handler').Handler).toBe('index.main');
+    expect(fnOf('Handler').Environment.Variables[ENV.tools]).toBe('only_one');
+  });
+});
+
+describe('timeout and margin', () => {
+  test('set the environment and a function timeout of their sum', () => {
+    const fn = fnOf('Timeouts');
+    expect(fn.Timeout).toBe(310);
+    expect(fn.Environment.Variables).toMatchObject({ [ENV.timeoutSeconds]: '300', [ENV.marginSeconds]: '10' });
+  });
+
+  test('set the created queue visibility timeout to 6 × the function timeout', () => {
+    expect(createdQueueOf('Timeouts').resource.Properties.VisibilityTimeout).toBe(6 * 310);
+  });
+});
+
+describe('queue settings', () => {
+  test('maxReceiveCount sets the redrive policy', () => {
+    expect(createdQueueOf('Queue').resource.Properties.RedrivePolicy.maxReceiveCount).toBe(3);
+  });
+
+  test('the batching window adds to the visibility timeout', () => {
+    expect(createdQueueOf('Queue').resource.Properties.VisibilityTimeout).toBe(6 * 61 + 20);
+  });
+
+  test('batchSize, maxBatchingWindow and maxConcurrency reach the event source', () => {
+    templates.Queue.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 100,
+      MaximumBatchingWindowInSeconds: 20,
+      ScalingConfig: { MaximumConcurrency: 5 },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  test('fifo makes the queue and its dead-letter queue FIFO with content-based deduplication', () => {
+    const fifoQueues = templates.Fifo.findResources('AWS::SQS::Queue', { Properties: { FifoQueue: true } });
+    expect(Object.values(fifoQueues).map((q: any) => q.Properties.ContentBasedDeduplication)).toEqual([true, true]);
+    templates.Fifo.hasResourceProperties('AWS::Lambda::EventSourceMapping', { BatchSize: 5 });
+  });
+
+  test('a given queue is used as is, with its dead-letter queue exposed', () => {
+    const t = templates.GivenQueue;
+    t.resourceCountIs('AWS::SQS::Queue', 3); // MyQueue, MyDlq, the event dead-letter queue
+    const mine = onlyResource(t, 'AWS::SQS::Queue', { VisibilityTimeout: 420 });
+    t.hasResourceProperties('AWS::Lambda::EventSourceMapping', { EventSourceArn: { 'Fn::GetAtt': [mine.id, 'Arn'] } });
+    const { stack, tools } = built.GivenQueue;
+    expect(stack.resolve(tools.queue.queueArn)).toEqual({ 'Fn::GetAtt': [mine.id, 'Arn'] });
+    expect(tools.deadLetterQueue).toBeDefined();
+    expect(stack.resolve(tools.deadLetterQueue!.queueArn)).toEqual(
+      mine.resource.Properties.RedrivePolicy.deadLetterTargetArn,
+    );
+  });
+
+  test('an imported queue is consumed, and no queue is created for calls', () => {
+    const t = templates.ImportedQueue;
+    t.resourceCountIs('AWS::SQS::Queue', 1); // the event dead-letter queue only
+    t.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: 'arn:aws:sqs:us-east-1:123456789012:calls',
+    });
+    expect(built.ImportedQueue.tools.deadLetterQueue).toBeUndefined();
+  });
+});
+
+describe('event sources', () => {
+  const t = () => templates.Events;
+
+  test('each item is a rule on the default bus, targeting the function with retries, an age limit and the DLQ', () => {
+    const fnId = onlyResource(t(), 'AWS::Lambda::Function').id;
+    const dlqId = onlyResource(t(), 'AWS::SQS::Queue', { SqsManagedSseEnabled: true }).id;
+    t().hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: { source: ['agent'] },
+      State: 'ENABLED',
+      EventBusName: Match.absent(),
+      Targets: [
+        {
+          Arn: { 'Fn::GetAtt': [fnId, 'Arn'] },
+          Id: 'Target0',
+          RetryPolicy: { MaximumRetryAttempts: 3, MaximumEventAgeInSeconds: 3600 },
+          DeadLetterConfig: { Arn: { 'Fn::GetAtt': [dlqId, 'Arn'] } },
+        },
+      ],
+    });
+  });
+
+  test('rule options reach the rule and its target', () => {
+    t().hasResourceProperties('AWS::Events::Rule', {
+      Name: 'tool-calls',
+      Description: 'calls',
+      State: 'DISABLED',
+      EventPattern: { 'detail-type': ['Tool Call'] },
+      Targets: [Match.objectLike({ RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 300 } })],
+    });
+  });
+
+  test('EventBridge may invoke the function and write the dead-letter queue, for each rule', () => {
+    t().resourceCountIs('AWS::Lambda::Permission', 2);
+    t().hasResourceProperties('AWS::SQS::QueuePolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Allow', Action: 'sqs:SendMessage', Principal: { Service: 'events.amazonaws.com' } }),
+        ]),
+      },
+    });
+  });
+
+  test('the rules are exposed in order', () => {
+    expect(built.Events.tools.rules).toHaveLength(2);
+  });
+
+  test('addEventSource adds a rule on the given bus, under EventSources/<id>', () => {
+    const { stack, tools } = onBus;
+    const busId = onlyResource(templates.EventsOnBus, 'AWS::Events::EventBus').id;
+    templates.EventsOnBus.hasResourceProperties('AWS::Events::Rule', {
+      EventBusName: { Ref: busId },
+      EventPattern: { source: ['orders'] },
+    });
+    expect(addedRule.node.path).toBe(`${stack.stackName}/Tools/EventSources/Orders`);
+    expect(tools.rules).toEqual([addedRule]);
+  });
+});
+
+describe('approvals table, TTL and removal policy', () => {
+  test('a given table is used: no table is created, its name reaches the environment', () => {
+    const t = templates.GivenTable;
+    const mine = onlyResource(t, 'AWS::DynamoDB::Table');
+    expect(fnOf('GivenTable').Environment.Variables[ENV.approvalsTable]).toEqual({ Ref: mine.id });
+    expect(mine.resource.Properties.BillingMode).toBeUndefined(); // the user's own settings
+  });
+
+  test('approvalTtl sets TOOL_HANDLER_APPROVAL_TTL_S', () => {
+    expect(fnOf('Ttl').Environment.Variables[ENV.approvalTtlSeconds]).toBe('43200');
+  });
+
+  test('removalPolicy applies to the created table and log group', () => {
+    expect(onlyResource(templates.Ttl, 'AWS::DynamoDB::Table').resource.DeletionPolicy).toBe('Delete');
+    expect(onlyResource(templates.Ttl, 'AWS::Logs::LogGroup').resource.DeletionPolicy).toBe('Delete');
+  });
+});
+
+describe('reply bus', () => {
+  test('sets TOOL_HANDLER_REPLY_BUS to the bus ARN and lets the function put events on it, only there', () => {
+    const t = templates.ReplyBus;
+    const busId = onlyResource(t, 'AWS::Events::EventBus').id;
+    expect(fnOf('ReplyBus').Environment.Variables[ENV.replyBus]).toEqual({ 'Fn::GetAtt': [busId, 'Arn'] });
+    const roleId = onlyResource(t, 'AWS::IAM::Role').id;
+    const put = statementsOfRole(t, roleId).filter((s) => [].concat(s.Action).includes('events:PutEvents' as never));
+    expect(put).toEqual([{ Action: 'events:PutEvents', Effect: 'Allow', Resource: { 'Fn::GetAtt': [busId, 'Arn'] } }]);
+  });
+});
+
+describe('encryption key', () => {
+  const t = () => templates.Key;
+  const keyId = () => onlyResource(t(), 'AWS::KMS::Key').id;
+
+  test('encrypts every queue and the table', () => {
+    const queues = Object.values(t().findResources('AWS::SQS::Queue')) as any[];
+    expect(queues).toHaveLength(3);
+    for (const q of queues) expect(q.Properties.KmsMasterKeyId).toEqual({ 'Fn::GetAtt': [keyId(), 'Arn'] });
+    t().hasResourceProperties('AWS::DynamoDB::Table', {
+      SSESpecification: { SSEEnabled: true, SSEType: 'KMS', KMSMasterKeyId: { 'Fn::GetAtt': [keyId(), 'Arn'] } },
+    });
+  });
+
+  test('lets EventBridge use the key for the event dead-letter queue, in this account only', () => {
+    t().hasResourceProperties('AWS::KMS::Key', {
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'events.amazonaws.com' },
+            Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+            Condition: { StringEquals: { 'aws:SourceAccount': '123456789012' } },
+          }),
+        ]),
+      },
+    });
+  });
+
+  test('lets the function use the key', () => {
+    const roleId = onlyResource(t(), 'AWS::IAM::Role').id;
+    const kmsStatements = statementsOfRole(t(), roleId).filter((s) => [].concat(s.Action).some((a: string) => a.startsWith('kms:')));
+    expect(kmsStatements.length).toBeGreaterThan(0);
+    for (const s of kmsStatements) expect(s.Resource).toEqual({ 'Fn::GetAtt': [keyId(), 'Arn'] });
+  });
+});
+
+describe('function settings', () => {
+  const fn = () => fnOf('Function');
+
+  test('runtime, architecture and memory', () => {
+    expect(fn()).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['x86_64'], MemorySize: 1024 });
+  });
+
+  test('environment is added to the construct variables; without source maps there is no NODE_OPTIONS', () => {
+    expect(fn().Environment.Variables.STAGE).toBe('test');
+    expect(fn().Environment.Variables.NODE_OPTIONS).toBeUndefined();
+    expect(fn().Environment.Variables[ENV.tools]).toBe('add,refund');
+  });
+
+  test('log retention and tracing', () => {
+    expect(onlyResource(templates.Function, 'AWS::Logs::LogGroup').resource.Properties.RetentionInDays).toBe(30);
+    expect(fn().TracingConfig).toEqual({ Mode: 'Active' });
+  });
+
+  test('retryAttempts and maxEventAge set the asynchronous invocation config', () => {
+    templates.Function.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 600,
+    });
+  });
+});

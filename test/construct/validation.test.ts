@@ -1,0 +1,339 @@
+import { App, Duration, Stack, Token } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { ENV } from '../../lambda/names';
+import { ToolHandler, ToolHandlerProps } from '../../lib';
+import { ENV as ACCOUNT, props, unbundledApp } from './helpers';
+
+/** Builds a ToolHandler with `overrides` in a fresh stack; `extra` may make resources it needs. */
+function build(overrides: Partial<ToolHandlerProps>, extra?: (stack: Stack) => Partial<ToolHandlerProps>): ToolHandler {
+  const stack = new Stack(unbundledApp(), 'Test', { env: ACCOUNT });
+  return new ToolHandler(stack, 'Tools', props({ ...overrides, ...(extra ? extra(stack) : {}) }));
+}
+
+/** Exactly `message`, not a pattern. */
+function expectError(fn: () => unknown, message: string): void {
+  let thrown: unknown;
+  try {
+    fn();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown).toBeInstanceOf(Error);
+  expect((thrown as Error).message).toBe(message);
+}
+
+const s = Duration.seconds;
+
+describe('tools', () => {
+  test('must not be empty', () => {
+    expectError(() => build({ tools: [] }), '`tools` must name at least one tool, got: [].');
+  });
+
+  test.each([
+    ['', 0],
+    ['has space', 0],
+    ['comma,name', 0],
+    ['ü', 0],
+    ['x'.repeat(129), 0],
+  ])('refuses the name %j', (name) => {
+    expectError(
+      () => build({ tools: ['ok', name] }),
+      `\`tools[1]\` must be 1 to 128 characters of A-Z a-z 0-9 _ . -, got: ${JSON.stringify(name)}.`,
+    );
+  });
+
+  test.each(['a', 'A-z_0.9', 'x'.repeat(128)])('accepts the name %j', (name) => {
+    expect(() => build({ tools: [name] })).not.toThrow();
+  });
+
+  test('must not repeat a name', () => {
+    expectError(() => build({ tools: ['add', 'refund', 'add'] }), '`tools` must not name a tool twice, got: "add" twice.');
+  });
+});
+
+describe('handler', () => {
+  test.each(['index.handler', '1st', 'my-handler'])('refuses %j', (handler) => {
+    expectError(
+      () => build({ handler }),
+      `\`handler\` must be the name of an export of \`entry\`, got: ${JSON.stringify(handler)}.`,
+    );
+  });
+});
+
+describe('timeout and margin', () => {
+  test('timeout must be whole seconds', () => {
+    expectError(() => build({ timeout: Duration.millis(1500) }), '`timeout` must be a whole number of seconds, got: 1500 ms.');
+  });
+
+  test('margin must be whole seconds', () => {
+    expectError(() => build({ margin: Duration.millis(500) }), '`margin` must be a whole number of seconds, got: 500 ms.');
+  });
+
+  test('timeout must be known at synth time', () => {
+    expectError(
+      () => build({ timeout: s(Token.asNumber({ Ref: 'Timeout' })) }),
+      '`timeout` must be known at synth time (the construct derives other settings from it), got: a token.',
+    );
+  });
+
+  test('timeout must be at least 1 second', () => {
+    expectError(() => build({ timeout: s(0), margin: s(0) }), '`timeout` must be at least 1 second, got: 0 s.');
+  });
+
+  test.each([
+    [60, 60],
+    [61, 60],
+    [1, 1],
+  ])('margin %i s is not shorter than timeout %i s', (margin, timeout) => {
+    expectError(
+      () => build({ margin: s(margin), timeout: s(timeout) }),
+      `\`margin\` must be shorter than \`timeout\`, got: margin ${margin} s, timeout ${timeout} s.`,
+    );
+  });
+
+  test('margin one second shorter than timeout is fine', () => {
+    expect(() => build({ margin: s(59), timeout: s(60) })).not.toThrow();
+  });
+
+  test.each([
+    [890, 11],
+    [900, 1],
+    [600, 301],
+  ])('timeout %i s + margin %i s is over 15 minutes', (timeout, margin) => {
+    expectError(
+      () => build({ timeout: s(timeout), margin: s(margin) }),
+      `\`timeout\` plus \`margin\` must be at most 15 minutes (900 s), the Lambda maximum, got: timeout ${timeout} s + margin ${margin} s = ${timeout + margin} s.`,
+    );
+  });
+
+  test.each([
+    [899, 1],
+    [900, 0],
+  ])('timeout %i s + margin %i s is exactly 15 minutes: fine', (timeout, margin) => {
+    expect(() => build({ timeout: s(timeout), margin: s(margin), approvalTtl: Duration.days(1) })).not.toThrow();
+  });
+});
+
+describe('queue settings', () => {
+  test('maxReceiveCount only with a created queue', () => {
+    expectError(
+      () => build({ maxReceiveCount: 3 }, (stack) => ({ queue: new sqs.Queue(stack, 'Q', { visibilityTimeout: Duration.minutes(10) }) })),
+      '`maxReceiveCount` applies only to the queue the construct creates; set the redrive policy of `queue` instead, got: maxReceiveCount 3 with an existing `queue`.',
+    );
+  });
+
+  test.each([0, 1001, 2.5])('maxReceiveCount %p is out of range', (maxReceiveCount) => {
+    expectError(
+      () => build({ maxReceiveCount }),
+      `\`maxReceiveCount\` must be a whole number from 1 to 1000, got: ${maxReceiveCount}.`,
+    );
+  });
+
+  test.each([1, 1000])('maxReceiveCount %p is fine', (maxReceiveCount) => {
+    expect(() => build({ maxReceiveCount })).not.toThrow();
+  });
+
+  test('fifo true with a standard queue', () => {
+    expectError(
+      () => build({ fifo: true }, (stack) => ({ queue: sqs.Queue.fromQueueArn(stack, 'Q', 'arn:aws:sqs:us-east-1:123456789012:calls') })),
+      '`fifo` must match the given `queue`, got: fifo true, but the queue is a standard queue.',
+    );
+  });
+
+  test('fifo false with a FIFO queue', () => {
+    expectError(
+      () => build({ fifo: false }, (stack) => ({ queue: sqs.Queue.fromQueueArn(stack, 'Q', 'arn:aws:sqs:us-east-1:123456789012:calls.fifo') })),
+      '`fifo` must match the given `queue`, got: fifo false, but the queue is a FIFO queue.',
+    );
+  });
+
+  test('maxBatchingWindow at most 5 minutes', () => {
+    expectError(
+      () => build({ maxBatchingWindow: s(301), batchSize: 100 }),
+      '`maxBatchingWindow` must be at most 5 minutes (300 s), got: 301 s.',
+    );
+    expect(() => build({ maxBatchingWindow: s(300) })).not.toThrow();
+  });
+
+  test('maxBatchingWindow must be whole seconds', () => {
+    expectError(
+      () => build({ maxBatchingWindow: Duration.millis(2500) }),
+      '`maxBatchingWindow` must be a whole number of seconds, got: 2500 ms.',
+    );
+  });
+
+  test('FIFO with a batching window', () => {
+    expectError(
+      () => build({ fifo: true, maxBatchingWindow: s(5) }),
+      '`maxBatchingWindow` must not be set for a FIFO queue (its event source has no batching window), got: 5 s.',
+    );
+  });
+
+  test('a given FIFO queue with a batching window', () => {
+    expectError(
+      () => build({ maxBatchingWindow: s(5) }, (stack) => ({ queue: sqs.Queue.fromQueueArn(stack, 'Q', 'arn:aws:sqs:us-east-1:123456789012:calls.fifo') })),
+      '`maxBatchingWindow` must not be set for a FIFO queue (its event source has no batching window), got: 5 s.',
+    );
+  });
+
+  test.each([0, 10001, 2.5])('batchSize %p is out of range', (batchSize) => {
+    expectError(
+      () => build({ batchSize, maxBatchingWindow: s(1) }),
+      `\`batchSize\` must be a whole number from 1 to 10000, got: ${batchSize}.`,
+    );
+  });
+
+  test('batchSize over 10 without a batching window', () => {
+    expectError(() => build({ batchSize: 11 }), '`batchSize` must be at most 10 without `maxBatchingWindow`, got: 11.');
+    expect(() => build({ batchSize: 10 })).not.toThrow();
+    expect(() => build({ batchSize: 11, maxBatchingWindow: s(1) })).not.toThrow();
+    expect(() => build({ batchSize: 10000, maxBatchingWindow: s(1) })).not.toThrow();
+  });
+
+  test('batchSize over 10 on a FIFO queue (which cannot have a window)', () => {
+    expectError(() => build({ batchSize: 11, fifo: true }), '`batchSize` must be at most 10 without `maxBatchingWindow`, got: 11.');
+  });
+
+  test.each([1, 1001])('maxConcurrency %p is out of range', (maxConcurrency) => {
+    expectError(() => build({ maxConcurrency }), `\`maxConcurrency\` must be a whole number from 2 to 1000, got: ${maxConcurrency}.`);
+  });
+
+  test.each([2, 1000])('maxConcurrency %p is fine', (maxConcurrency) => {
+    expect(() => build({ maxConcurrency })).not.toThrow();
+  });
+
+  test('a queue in this app whose visibility timeout is shorter than the function timeout', () => {
+    expectError(
+      () => build({}, (stack) => ({ queue: new sqs.Queue(stack, 'Q', { visibilityTimeout: s(60) }) })),
+      '`queue` must have a visibility timeout of at least the function timeout (`timeout` + `margin`), got: visibility timeout 60 s, function timeout 61 s.',
+    );
+  });
+
+  test('a queue in this app with the SQS default visibility timeout (30 s)', () => {
+    expectError(
+      () => build({}, (stack) => ({ queue: new sqs.Queue(stack, 'Q') })),
+      '`queue` must have a visibility timeout of at least the function timeout (`timeout` + `margin`), got: visibility timeout 30 s, function timeout 61 s.',
+    );
+  });
+});
+
+describe('approvals', () => {
+  test('approvalTtl shorter than the function timeout', () => {
+    expectError(
+      () => build({ approvalTtl: s(60) }),
+      '`approvalTtl` must be at least the function timeout (`timeout` + `margin`), so that no record expires while its call runs, got: approvalTtl 60 s, function timeout 61 s.',
+    );
+    expect(() => build({ approvalTtl: s(61) })).not.toThrow();
+  });
+
+  test('approvalTtl must be whole seconds', () => {
+    expectError(() => build({ approvalTtl: Duration.millis(90500) }), '`approvalTtl` must be a whole number of seconds, got: 90500 ms.');
+  });
+
+  test('a table in this app with another partition key', () => {
+    expectError(
+      () => build({}, (stack) => ({
+        approvalsTable: new dynamodb.Table(stack, 'T', { partitionKey: { name: 'id', type: dynamodb.AttributeType.STRING } }),
+      })),
+      '`approvalsTable` must have a String partition key "pk" and no sort key, got: partition key id (S).',
+    );
+  });
+
+  test('a table in this app with a numeric pk and a sort key', () => {
+    expectError(
+      () => build({}, (stack) => ({
+        approvalsTable: new dynamodb.Table(stack, 'T', {
+          partitionKey: { name: 'pk', type: dynamodb.AttributeType.NUMBER },
+          sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
+        }),
+      })),
+      '`approvalsTable` must have a String partition key "pk" and no sort key, got: partition key pk (N), sort key sk (S).',
+    );
+  });
+});
+
+describe('function settings', () => {
+  test.each([127, 10241, 512.5])('memorySize %p', (memorySize) => {
+    expectError(() => build({ memorySize }), `\`memorySize\` must be a whole number from 128 to 10240, got: ${memorySize}.`);
+  });
+
+  test.each([-1, 3])('retryAttempts %p', (retryAttempts) => {
+    expectError(() => build({ retryAttempts }), `\`retryAttempts\` must be a whole number from 0 to 2, got: ${retryAttempts}.`);
+  });
+
+  test.each([
+    [s(59), '59 s'],
+    [s(6 * 3600 + 1), '21601 s'],
+    [Duration.millis(60500), '60500 ms'],
+  ])('maxEventAge %s', (maxEventAge, shown) => {
+    expectError(() => build({ maxEventAge }), `\`maxEventAge\` must be whole seconds from 1 minute to 6 hours, got: ${shown}.`);
+  });
+
+  test.each([s(60), Duration.hours(6)])('maxEventAge %s is fine', (maxEventAge) => {
+    expect(() => build({ maxEventAge })).not.toThrow();
+  });
+
+  test.each(Object.values(ENV))('environment may not set %s', (name) => {
+    expectError(
+      () => build({ environment: { [name]: 'x' } }),
+      `\`environment\` must not set ${name}: the construct sets it from its props, got: ${name}.`,
+    );
+  });
+});
+
+describe('event sources', () => {
+  test('an empty pattern', () => {
+    expectError(
+      () => build({ eventSources: [{ eventPattern: { source: ['a'] } }, { eventPattern: {} }] }),
+      '`eventSources[1].eventPattern` must match on at least one field, got: {}.',
+    );
+  });
+
+  test.each([-1, 186, 1.5])('retryAttempts %p', (retryAttempts) => {
+    expectError(
+      () => build({ eventSources: [{ eventPattern: { source: ['a'] }, retryAttempts }] }),
+      `\`eventSources[0].retryAttempts\` must be a whole number from 0 to 185, got: ${retryAttempts}.`,
+    );
+  });
+
+  test.each([
+    [s(59), '59 s'],
+    [s(24 * 3600 + 1), '86401 s'],
+  ])('maxEventAge %s', (maxEventAge, shown) => {
+    expectError(
+      () => build({ eventSources: [{ eventPattern: { source: ['a'] }, maxEventAge }] }),
+      `\`eventSources[0].maxEventAge\` must be whole seconds from 1 minute to 24 hours, got: ${shown}.`,
+    );
+  });
+
+  test('boundaries are fine', () => {
+    expect(() => build({
+      eventSources: [
+        { eventPattern: { source: ['a'] }, retryAttempts: 0, maxEventAge: s(60) },
+        { eventPattern: { source: ['b'] }, retryAttempts: 185, maxEventAge: Duration.hours(24) },
+      ],
+    })).not.toThrow();
+  });
+
+  test('addEventSource names the source by its id', () => {
+    const tools = build({});
+    expectError(
+      () => tools.addEventSource('Orders', { eventPattern: {} }),
+      '`addEventSource("Orders").eventPattern` must match on at least one field, got: {}.',
+    );
+  });
+
+  test('addEventSource with a taken id fails like any construct id', () => {
+    const tools = build({});
+    tools.addEventSource('Orders', { eventPattern: { source: ['a'] } });
+    expect(() => tools.addEventSource('Orders', { eventPattern: { source: ['b'] } })).toThrow(/Orders/);
+  });
+});
+
+test('the validation runs before anything is created', () => {
+  const app = new App();
+  const stack = new Stack(app, 'Test');
+  expect(() => new ToolHandler(stack, 'Tools', props({ tools: [] }))).toThrow();
+  expect(stack.node.tryFindChild('Tools')?.node.children ?? []).toHaveLength(0);
+});
