@@ -1,4 +1,4 @@
-import { TOOL_NAME_PATTERN } from './envelope';
+import { TOOL_NAME_PATTERN } from './names';
 import { ENV } from './names';
 
 type Env = Readonly<Record<string, string | undefined>>;

@@ -2,13 +2,13 @@ import * as z from 'zod';
 import { ToolUsageError } from './errors';
 import { deriveCallIds } from './ids';
 import { codePointLength, isJsonObject, JsonObject, nestsDeeperThan } from './json';
+import { TOOL_NAME_PATTERN } from './names';
 
 /** The largest envelope accepted, in bytes of UTF-8 JSON (§2). */
 export const MAX_ENVELOPE_BYTES = 1 << 20;
 /** The deepest nesting accepted: the envelope object is level 1, `args` level 2 (§2). */
 export const MAX_ENVELOPE_DEPTH = 64;
 
-export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 const MAX_TOOL_NAME = 128;
 const MAX_ID = 256;
 const ID_FORBIDDEN = /[\s\p{Cc}]/u;

@@ -1,6 +1,7 @@
 /**
  * The errors of §4. Every one has `name` set to its class name and a boolean `retryable`: whether
- * sending the same envelope again can succeed.
+ * sending the same envelope again can succeed. Names are literals, not `constructor.name`, so that
+ * they survive a minifying bundler.
  */
 
 export interface ToolHandlerErrorOptions {
@@ -14,22 +15,24 @@ export abstract class ToolHandlerError extends Error {
 
   constructor(message: string, options?: ToolHandlerErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
   }
 }
 
 /** A malformed envelope, bad args, or a request that can never succeed as sent. */
 export class ToolUsageError extends ToolHandlerError {
+  override readonly name: string = 'ToolUsageError';
   readonly retryable = false;
 }
 
 /** The tool is unknown, or not in the allowlist. */
 export class ToolNotFound extends ToolHandlerError {
+  override readonly name: string = 'ToolNotFound';
   readonly retryable = false;
 }
 
 /** The approval is missing or expired. */
 export class ApprovalNotFound extends ToolHandlerError {
+  override readonly name: string = 'ApprovalNotFound';
   readonly retryable = false;
 }
 
@@ -38,6 +41,7 @@ export class ApprovalNotFound extends ToolHandlerError {
  * tool that needs approval when no approval store is configured (not retryable).
  */
 export class AdapterError extends ToolHandlerError {
+  override readonly name: string = 'AdapterError';
   readonly retryable: boolean;
 
   constructor(message: string, options?: ToolHandlerErrorOptions) {
@@ -48,6 +52,7 @@ export class AdapterError extends ToolHandlerError {
 
 /** The approval was denied. */
 export class ApprovalDenied extends AdapterError {
+  override readonly name: string = 'ApprovalDenied';
   constructor(message: string, options?: ToolHandlerErrorOptions) {
     super(message, { ...options, retryable: false });
   }
@@ -55,6 +60,7 @@ export class ApprovalDenied extends AdapterError {
 
 /** The tool threw, or returned something that is not JSON. `cause` keeps the original. */
 export class ToolFailed extends AdapterError {
+  override readonly name: string = 'ToolFailed';
   constructor(message: string, options?: ToolHandlerErrorOptions) {
     super(message, { ...options, retryable: true });
   }
@@ -62,6 +68,7 @@ export class ToolFailed extends AdapterError {
 
 /** The deadline passed before the tool finished. */
 export class ToolTimeout extends AdapterError {
+  override readonly name: string = 'ToolTimeout';
   constructor(message: string, options?: ToolHandlerErrorOptions) {
     super(message, { ...options, retryable: true });
   }
@@ -69,6 +76,7 @@ export class ToolTimeout extends AdapterError {
 
 /** The same call is running in another invocation. */
 export class CallInProgress extends AdapterError {
+  override readonly name: string = 'CallInProgress';
   constructor(message: string, options?: ToolHandlerErrorOptions) {
     super(message, { ...options, retryable: true });
   }

@@ -64,6 +64,9 @@ export const CALL_ATTRIBUTES = {
   reply: 'reply',
 } as const;
 
+/** What a tool name may look like (§2), checked by the runtime and by the construct's `tools`. */
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+
 /** The `owner` every approval created by `toolHandler` carries; resumes accept only these. */
 export const HANDLER_OWNER = 'handler';
 

@@ -1,6 +1,6 @@
 import type { Context, SQSBatchResponse } from 'aws-lambda';
 import { checkSeconds, readAllowlist, readSeconds } from './config';
-import { TOOL_NAME_PATTERN } from './envelope';
+import { TOOL_NAME_PATTERN } from './names';
 import { ToolExecutor } from './executor';
 import { handleSqsBatch, isSqsEvent } from './events/sqs';
 import { handleDirectInvoke, handleEventBridgeEvent, isEventBridgeEvent } from './events/single';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { TOOL_NAME_PATTERN } from './envelope';
+import { TOOL_NAME_PATTERN } from './names';
 import { ToolUsageError } from './errors';
 import type { JsonObject } from './json';
 

@@ -37,6 +37,3 @@ export function defaultArchitecture(): lambda.Architecture {
 
 /** Lambda's hard limit on a function timeout. */
 export const MAX_FUNCTION_TIMEOUT_SECONDS = 15 * 60;
-
-/** What a tool name may look like (§2): the same rule the runtime applies to `tool` in an envelope. */
-export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;

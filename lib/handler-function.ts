@@ -38,9 +38,7 @@ export function createHandlerFunction(
   });
   logGroup.grantWrite(role);
 
-  // keepNames: the runtime's errors are told apart by `error.name`, their class name (§4), which
-  // minification would otherwise shorten.
-  const bundling: nodejs.BundlingOptions = { minify: true, keepNames: true, sourceMap: true, ...props.bundling };
+  const bundling: nodejs.BundlingOptions = { minify: true, sourceMap: true, ...props.bundling };
   const sourceMaps = bundling.sourceMap === true || bundling.sourceMapMode !== undefined;
 
   return new nodejs.NodejsFunction(scope, 'Function', {

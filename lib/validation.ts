@@ -1,6 +1,7 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import { ENV } from '../lambda/names';
-import { DEFAULTS, MAX_FUNCTION_TIMEOUT_SECONDS, TOOL_NAME_PATTERN } from './defaults';
+import { TOOL_NAME_PATTERN } from '../lambda/names';
+import { DEFAULTS, MAX_FUNCTION_TIMEOUT_SECONDS } from './defaults';
 import { ToolEventSourceOptions } from './event-source-options';
 import { ToolHandlerProps } from './tool-handler-props';
 

@@ -1,15 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { TOOL_NAME_PATTERN as RUNTIME_TOOL_NAME_PATTERN } from '../../lambda/envelope';
 import { ENV, TABLE } from '../../lambda/names';
-import { TOOL_NAME_PATTERN } from '../../lib/defaults';
 
-/** The construct and the runtime must agree; where they cannot share a module, these hold them equal. */
-test('the construct checks tool names with the runtime rule', () => {
-  expect(TOOL_NAME_PATTERN.source).toBe(RUNTIME_TOOL_NAME_PATTERN.source);
-  expect(TOOL_NAME_PATTERN.flags).toBe(RUNTIME_TOOL_NAME_PATTERN.flags);
-});
-
+/** The construct and the runtime must agree: lib/ imports the shared names, never copies them. */
 test('lib/ never re-types the shared names: it imports them from lambda/names.ts', () => {
   const dir = path.join(__dirname, '..', '..', 'lib');
   const shared = [...Object.values(ENV), TABLE.approvalKeyPrefix, TABLE.callKeyPrefix];
