@@ -165,6 +165,7 @@ export class ToolExecutor {
     const tool = this.tools.get(record.tool)!;
     let result: unknown;
     try {
+      if (record.decidedFingerprint !== callFingerprint(record.tool, record.args)) throw notDecidedOn(record);
       const args = await tool.parseArgs(record.args);
       result = await runTool(tool, args, {
         runId: record.runId,
@@ -246,6 +247,13 @@ function denied(record: ApprovalRecord): ApprovalDenied {
   const by = record.decidedBy ? ` by ${record.decidedBy}` : '';
   const reason = record.reason ? `: ${record.reason}` : ' (no reason given)';
   return new ApprovalDenied(`Approval ${record.approvalId} for tool ${record.tool} was denied${by}${reason}`);
+}
+
+function notDecidedOn(record: ApprovalRecord): ToolUsageError {
+  return new ToolUsageError(
+    `Approval ${record.approvalId} was not decided on the tool and args it now holds; ` +
+      'it changed after the decision, or was decided without DynamoApprovalStore.decide. It will not run.',
+  );
 }
 
 function notAllowed(name: string): ToolNotFound {

@@ -49,6 +49,11 @@ export const DECISION_ATTRIBUTES = {
   decidedBy: 'decidedBy',
   decidedAt: 'decidedAt',
   reason: 'reason',
+  /**
+   * The approval's `fingerprint` (tool and args) as it stood when decided, copied by `decide`: a
+   * resume runs only args that hash to it, so args rewritten after the decision never run.
+   */
+  decidedFingerprint: 'decidedFingerprint',
 } as const;
 
 /** Values of the `decision` attribute. */

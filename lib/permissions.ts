@@ -24,17 +24,20 @@ import { APPROVAL_ATTRIBUTES, DECISION_ATTRIBUTES, TABLE } from '../lambda/names
 export const DECISION_ATTRIBUTE_NAMES: string[] = Object.values(DECISION_ATTRIBUTES);
 
 /**
- * What an approver's decide request may name: the key, the decision attributes, and what the store's
+ * What an approver's decide request may name: the key, the decision attributes, what the store's
  * decide condition reads: `attribute_exists(pk) AND expiresAt > :now AND attribute_not_exists(decision)
  * AND (attribute_not_exists(claimedUntil) OR claimedUntil <= :now)` (a decision waits while a resume
- * holds a live claim). Condition attributes count (see above), so the list must hold them; IAM cannot
- * let a principal test an attribute without also letting it write it, so an approver could write
- * `expiresAt` and `claimedUntil` too. Neither changes what an approval runs (`tool`, `args`, `owner`).
+ * holds a live claim), and `fingerprint`, which decide copies into `decidedFingerprint`. Attributes
+ * only read count too (see above), so the list must hold them; IAM cannot let a principal read an
+ * attribute in a request without also letting it write it, so an approver could write `expiresAt`,
+ * `claimedUntil` and `fingerprint` too. None changes what an approval runs (`tool`, `args`, `owner`):
+ * a resume runs only args whose fingerprint equals the `decidedFingerprint` of the decision.
  */
 export const DECIDE_ATTRIBUTE_NAMES: string[] = [
   TABLE.partitionKey,
   TABLE.ttlAttribute,
   APPROVAL_ATTRIBUTES.claimedUntil,
+  APPROVAL_ATTRIBUTES.fingerprint,
   ...DECISION_ATTRIBUTE_NAMES,
 ];
 

@@ -56,6 +56,7 @@ async function decideOnce(
     e.equals(D.decision, decision.approved ? DECISION.approved : DECISION.denied),
     e.equals(D.decidedBy, decision.by),
     e.equals(D.decidedAt, now),
+    `${e.name(D.decidedFingerprint)} = ${e.name(A.fingerprint)}`,
     ...(decision.reason === undefined ? [] : [e.equals(D.reason, decision.reason)]),
   ];
   const condition = [

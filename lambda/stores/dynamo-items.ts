@@ -53,6 +53,7 @@ export function toApprovalRecord(item: Item): ApprovalRecord {
     ...optional('decidedBy', item[D.decidedBy]),
     ...optional('decidedAt', item[D.decidedAt]),
     ...optional('reason', item[D.reason]),
+    ...optional('decidedFingerprint', item[D.decidedFingerprint]),
     createdAt: Number(item[A.createdAt]),
     expiresAt: Number(item[TABLE.ttlAttribute]) * 1000,
     ...optional('claimedUntil', item[A.claimedUntil]),

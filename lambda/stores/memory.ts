@@ -90,6 +90,7 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
       status: decision.approved ? 'approved' : 'denied',
       decidedBy: decision.by,
       decidedAt: this.now(),
+      decidedFingerprint: stored.fingerprint,
       ...(decision.reason === undefined ? {} : { reason: decision.reason }),
     };
     return stored.record;

@@ -19,6 +19,8 @@ export interface ApprovalRecord {
   readonly decidedBy?: string;
   readonly decidedAt?: number;
   readonly reason?: string;
+  /** The fingerprint of tool and args that the decision was taken on. */
+  readonly decidedFingerprint?: string;
   readonly createdAt: number;
   readonly expiresAt: number;
   /** Epoch ms at which a live claim lapses; absent when nobody holds it. */

@@ -79,7 +79,7 @@ describe("the function's policy", () => {
       Resource: tableArn(t),
       Condition: { 'ForAnyValue:StringEquals': { 'dynamodb:Attributes': decisions } },
     });
-    expect([...decisions].sort()).toEqual(['decidedAt', 'decidedBy', 'decision', 'reason']);
+    expect([...decisions].sort()).toEqual(['decidedAt', 'decidedBy', 'decidedFingerprint', 'decision', 'reason']);
   });
 
   test('is denied PartiQL writes on the table', () => {
@@ -127,7 +127,13 @@ describe('grantDecide', () => {
         Resource: tableArn(t),
         Condition: {
           'ForAllValues:StringEquals': {
-            'dynamodb:Attributes': [TABLE.partitionKey, TABLE.ttlAttribute, APPROVAL_ATTRIBUTES.claimedUntil, ...decisions],
+            'dynamodb:Attributes': [
+              TABLE.partitionKey,
+              TABLE.ttlAttribute,
+              APPROVAL_ATTRIBUTES.claimedUntil,
+              APPROVAL_ATTRIBUTES.fingerprint,
+              ...decisions,
+            ],
           },
           'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.approvalKeyPrefix}*`] },
         },

@@ -15,6 +15,7 @@ import {
   ToolUsageError,
   type ToolContext,
 } from '../../lambda';
+import { callFingerprint } from '../../lambda/ids';
 import { captureLogs } from '../support/events';
 
 let logs: ReturnType<typeof captureLogs>;
@@ -134,7 +135,8 @@ describe('handleEnvelope (§5)', () => {
   test('stored args are validated again at resume, and the claim is released when they no longer fit', async () => {
     const store = new MemoryApprovalStore();
     const strict = tool({ name: 'pay', input: z.object({ amount: z.number().max(10) }), requiresApproval: true, run: ({ amount }) => amount });
-    await store.create({ approvalId: 'apr_x', tool: 'pay', args: { amount: 99 }, runId: 'r', callId: 'c', fingerprint: 'f' });
+    const fingerprint = callFingerprint('pay', { amount: 99 });
+    await store.create({ approvalId: 'apr_x', tool: 'pay', args: { amount: 99 }, runId: 'r', callId: 'c', fingerprint });
     await store.decide('apr_x', { approved: true, by: 'alice' });
     const executor = new ToolExecutor({ tools: [strict], approvals: store });
     await expect(handleEnvelope(executor, { approval_id: 'apr_x' })).rejects.toThrow(/args\.amount/);

@@ -2,6 +2,7 @@
  * `toolHandler` on the DynamoDB store, with SQS-shaped events, against dynalite: the approval
  * lifecycle, concurrent resumes, duplicate calls and store faults, end to end.
  */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse } from 'aws-lambda';
 import * as z from 'zod';
 import { DynamoApprovalStore, tool, toolHandler, ToolExecutor, type ToolHandlerOptions } from '../../lambda';
@@ -44,7 +45,7 @@ async function setUp(options: { delayMs?: number; ttlSeconds?: number; now?: () 
   const handler = toolHandler(new ToolExecutor({ tools: [refund, charge], approvals: store }), { replies: false, ...options.handler });
   const deliver = (id: string, body: unknown) => handler(sqsEvent(sqsRecord(id, body)), lambdaContext(10_000)) as Promise<SQSBatchResponse>;
   const direct = (body: unknown) => handler(body, lambdaContext(10_000));
-  return { store, client, runs, deliver, direct };
+  return { store, client, tableName, runs, deliver, direct };
 }
 
 const refundCall = { tool: 'refund', args: { orderId: 'o-1' }, run_id: 'run-1', call_id: 'call-1' };
@@ -107,6 +108,32 @@ describe('approval lifecycle through SQS', () => {
     const statuses = replies.map((reply) => (reply as { status: string }).status);
     expect(statuses.filter((s) => s === 'ok')).toHaveLength(1);
     expect(statuses.filter((s) => s === 'already_done')).toHaveLength(49);
+  });
+});
+
+describe('approvals run only the args they were decided on', () => {
+  async function rewrite(client: Awaited<ReturnType<typeof setUp>>['client'], tableName: string, approvalId: string, update: string, values: Record<string, unknown>) {
+    await client.send(
+      new UpdateCommand({ TableName: tableName, Key: { pk: `approval#${approvalId}` }, UpdateExpression: update, ExpressionAttributeValues: values }),
+    );
+  }
+
+  test('args rewritten after the decision (the handler role can write args) never run', async () => {
+    const { store, client, tableName, runs, direct } = await setUp();
+    const { approval_id } = (await direct(refundCall)) as { approval_id: string };
+    await store.decide(approval_id, { approved: true, by: 'alice' });
+    await rewrite(client, tableName, approval_id, 'SET args = :args', { ':args': JSON.stringify({ orderId: 'o-666' }) });
+    await expect(direct({ approval_id })).rejects.toMatchObject({ name: 'ToolUsageError', message: expect.stringMatching(/not decided on the tool and args/) });
+    expect(runs).toEqual([]);
+    expect((await store.get(approval_id))?.claimedUntil).toBeUndefined();
+  });
+
+  test('a decision written without DynamoApprovalStore.decide (no decided fingerprint) never runs', async () => {
+    const { client, tableName, runs, direct } = await setUp();
+    const { approval_id } = (await direct(refundCall)) as { approval_id: string };
+    await rewrite(client, tableName, approval_id, 'SET decision = :d, decidedBy = :by', { ':d': 'approved', ':by': 'script' });
+    await expect(direct({ approval_id })).rejects.toMatchObject({ name: 'ToolUsageError' });
+    expect(runs).toEqual([]);
   });
 });
 

@@ -380,7 +380,8 @@ describe('decision attributes', () => {
     requests.reset();
     await store.decide('apr_1', { approved: true, by: 'alice', reason: 'ok' });
     const decideWrites = requests.sent.flatMap(written);
-    expect(decideWrites.sort()).toEqual([...decisionNames].sort());
+    // Every decision attribute, and `fingerprint` read to copy it into `decidedFingerprint`.
+    expect(decideWrites.sort()).toEqual([...decisionNames, 'fingerprint'].sort());
 
     requests.reset();
     const claim = await store.claim('apr_1', { until: T0 + 30_000 });
@@ -450,7 +451,7 @@ describe('decision attributes', () => {
     })();
     await store.complete('apr_1', token, 1);
     const keys = Object.keys((await rawItem('approval#apr_1')) ?? {});
-    expect(keys.filter((k) => decisionNames.includes(k)).sort()).toEqual(['decidedAt', 'decidedBy', 'decision']);
+    expect(keys.filter((k) => decisionNames.includes(k)).sort()).toEqual(['decidedAt', 'decidedBy', 'decidedFingerprint', 'decision']);
   });
 });
 
