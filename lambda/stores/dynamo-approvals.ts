@@ -23,6 +23,7 @@ import {
 } from './dynamo-items';
 import { read, write } from './dynamo-send';
 import { type TableContext, warnTooLarge } from './dynamo-table';
+import { upsertIfAbsent } from './dynamo-upsert';
 import type { ApprovalRecord, ClaimInput, ClaimOutcome, CreateApprovalInput, CreateApprovalOutcome } from './types';
 
 /** A claim's `allowedTools` goes into the condition while DynamoDB's `IN` can hold it. */
@@ -49,24 +50,12 @@ export async function createApproval(table: TableContext, input: CreateApprovalI
     throw argsTooLarge(utf8Bytes(argsJson));
   }
 
-  const e = new Expression();
-  const sets = Object.entries(fields).map(([attribute, value]) => e.setIfAbsent(attribute, value));
-  const outcome = await write('create', () =>
-    table.client().send(
-      new UpdateCommand({
-        TableName: table.tableName,
-        Key,
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ReturnValues: 'ALL_OLD',
-        ...e.params(),
-      }),
-    ),
-  );
+  const outcome = await upsertIfAbsent(table, 'create', Key, fields);
   if (!outcome.ok) {
     if (outcome.refusal === 'too_large') throw argsTooLarge(utf8Bytes(argsJson));
     throw storeUnavailable('create', new Error('unexpected refusal of an unconditional upsert'));
   }
-  const old = outcome.value.Attributes as Item | undefined;
+  const old = outcome.value;
   if (!old) {
     return { created: true, record: toApprovalRecord({ ...Key, ...fields }), fingerprint: input.fingerprint };
   }

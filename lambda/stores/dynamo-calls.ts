@@ -17,13 +17,13 @@ import {
   callKey,
   isExpired,
   ITEM_KIND,
-  type Item,
   MAX_ITEM_BYTES,
   ttlSeconds,
   utf8Bytes,
 } from './dynamo-items';
 import { write } from './dynamo-send';
 import { type TableContext, warnTooLarge } from './dynamo-table';
+import { upsertIfAbsent } from './dynamo-upsert';
 import type { BeginInput, BeginOutcome, CallKey } from './types';
 
 export async function beginCall(table: TableContext, key: CallKey, input: BeginInput): Promise<BeginOutcome> {
@@ -39,21 +39,9 @@ export async function beginCall(table: TableContext, key: CallKey, input: BeginI
     [TABLE.ttlAttribute]: ttlSeconds(now + table.ttlMs),
   };
 
-  const upsert = new Expression();
-  const sets = Object.entries(fields).map(([attribute, value]) => upsert.setIfAbsent(attribute, value));
-  const first = await write('begin', () =>
-    table.client().send(
-      new UpdateCommand({
-        TableName: table.tableName,
-        Key,
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ReturnValues: 'ALL_OLD',
-        ...upsert.params(),
-      }),
-    ),
-  );
+  const first = await upsertIfAbsent(table, 'begin', Key, fields);
   if (!first.ok) throw storeUnavailable('begin', new Error(`unexpected refusal (${first.refusal}) of an unconditional upsert`));
-  const old = first.value.Attributes as Item | undefined;
+  const old = first.value;
   if (!old) return { state: 'started', token };
 
   if (!isExpired(old, now)) {

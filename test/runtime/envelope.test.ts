@@ -4,6 +4,7 @@
  */
 import { MAX_ENVELOPE_BYTES, parseEnvelope, ToolUsageError } from '../../lambda';
 import type { Envelope } from '../../lambda';
+import { thrown } from '../support/thrown';
 
 type Form = 'string' | 'object';
 const FORMS: readonly Form[] = ['string', 'object'];
@@ -13,15 +14,6 @@ function payloadAs(form: Form, value: unknown): unknown {
   return form === 'string' ? JSON.stringify(value) : value;
 }
 
-/** Runs `fn`, which must throw; returns what it threw. */
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw, but nothing was thrown');
-}
 
 /** Asserts that parsing throws a ToolUsageError whose message matches every pattern. */
 function expectUsageError(payload: unknown, patterns: readonly RegExp[]): ToolUsageError {

@@ -4,6 +4,21 @@ import { captureLogs, fifoRecord, lambdaContext, sqsEvent, sqsRecord } from '../
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A tool named `slow` that takes `ms` and records the most runs it saw at once. */
+function concurrencyProbe(ms: number) {
+  let running = 0;
+  let most = 0;
+  const probe = tool({
+    name: 'slow',
+    run: async () => {
+      most = Math.max(most, ++running);
+      await sleep(ms);
+      running--;
+    },
+  });
+  return { probe, most: () => most };
+}
+
 let logs: ReturnType<typeof captureLogs>;
 beforeEach(() => {
   logs = captureLogs();
@@ -53,42 +68,23 @@ describe('SQS standard batches', () => {
   });
 
   test('ten 200 ms tools run concurrently, well under ten times 200 ms', async () => {
-    let running = 0;
-    let most = 0;
-    const slow = tool({
-      name: 'slow',
-      run: async () => {
-        most = Math.max(most, ++running);
-        await sleep(200);
-        running--;
-        return 'done';
-      },
-    });
-    const handler = handlerWith([slow]);
+    const { probe, most } = concurrencyProbe(200);
+    const handler = handlerWith([probe]);
     const records = Array.from({ length: 10 }, (_, i) => sqsRecord(`m${i}`, { tool: 'slow' }));
     const started = Date.now();
     const result = await handler(sqsEvent(...records), lambdaContext(30_000));
     const elapsed = Date.now() - started;
     expect(result).toEqual({ batchItemFailures: [] });
-    expect(most).toBe(10);
+    expect(most()).toBe(10);
     expect(elapsed).toBeLessThan(1000);
   });
 
   test('at most `concurrency` records run at once', async () => {
-    let running = 0;
-    let most = 0;
-    const slow = tool({
-      name: 'slow',
-      run: async () => {
-        most = Math.max(most, ++running);
-        await sleep(20);
-        running--;
-      },
-    });
-    const handler = handlerWith([slow], { concurrency: 3 });
+    const { probe, most } = concurrencyProbe(20);
+    const handler = handlerWith([probe], { concurrency: 3 });
     const records = Array.from({ length: 12 }, (_, i) => sqsRecord(`m${i}`, { tool: 'slow' }));
     await expect(handler(sqsEvent(...records), lambdaContext(30_000))).resolves.toEqual({ batchItemFailures: [] });
-    expect(most).toBe(3);
+    expect(most()).toBe(3);
   });
 
   test('a tool past the deadline is aborted and its record failed; records on time succeed', async () => {
@@ -218,20 +214,11 @@ describe('SQS FIFO batches', () => {
   });
 
   test('at most `concurrency` groups run at once', async () => {
-    let running = 0;
-    let most = 0;
-    const slow = tool({
-      name: 'slow',
-      run: async () => {
-        most = Math.max(most, ++running);
-        await sleep(10);
-        running--;
-      },
-    });
-    const handler = handlerWith([slow], { concurrency: 2 });
+    const { probe, most } = concurrencyProbe(10);
+    const handler = handlerWith([probe], { concurrency: 2 });
     const records = Array.from({ length: 8 }, (_, i) => fifoRecord(`m${i}`, `g${i % 4}`, { tool: 'slow' }));
     await expect(handler(sqsEvent(...records), lambdaContext(10_000))).resolves.toEqual({ batchItemFailures: [] });
-    expect(most).toBe(2);
+    expect(most()).toBe(2);
   });
 });
 

@@ -5,16 +5,8 @@
  */
 import * as z from 'zod';
 import { handleEnvelope, MemoryApprovalStore, tool, ToolExecutor, ToolUsageError } from '../../lambda';
+import { thrown } from '../support/thrown';
 
-/** Runs `fn`, which must throw; returns what it threw. */
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw, but nothing was thrown');
-}
 
 /** What parsing `args` threw or rejected with: works whether parseArgs is sync or async. */
 async function parseFailure(t: { parseArgs(args: Record<string, unknown>): unknown }, args: Record<string, unknown>): Promise<unknown> {
