@@ -119,12 +119,15 @@ function writeFinish(table: TableContext, Key: Record<string, string>, token: st
   );
 }
 
-/** A reply too large for the item: kept without its `result` (or as `null` if even that is too large). */
+/**
+ * A reply too large for the item: kept without its `result`, marked `result_omitted` as the reply
+ * bus marks an event too large for it (or as `null` if even that is too large).
+ */
 function keptReply(reply: unknown, room: number, key: CallKey): string {
   let kept = 'null';
   if (typeof reply === 'object' && reply !== null && !Array.isArray(reply)) {
     const { result: _dropped, ...rest } = reply as Record<string, unknown>;
-    const json = JSON.stringify(rest);
+    const json = JSON.stringify({ ...rest, result_omitted: 'the result was too large to keep for redeliveries' });
     if (utf8Bytes(json) <= room) kept = json;
   }
   warnTooLarge('The reply was too large to keep for redeliveries; it is kept without its result.', {

@@ -316,7 +316,7 @@ describe('item limits', () => {
     await store.finish(key, begun.token, reply);
     expect(await store.begin(key, lease)).toEqual({
       state: 'done',
-      reply: { status: 'ok', tool: 'add', run_id: 'run-1', call_id: 'call-1' },
+      reply: { status: 'ok', tool: 'add', run_id: 'run-1', call_id: 'call-1', result_omitted: expect.stringMatching(/too large/) },
     });
     expect(warn).toHaveBeenCalledTimes(1);
   });
