@@ -265,3 +265,12 @@ describe('SQS with a reply bus', () => {
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'ok' }, { itemIdentifier: 'usage' }] });
   });
 });
+
+describe('SQS records the handler cannot read', () => {
+  test('a record without a body is failed, and says what it got', async () => {
+    const handler = handlerWith([add]);
+    const record = { ...sqsRecord('no-body', {}), body: undefined as unknown as string };
+    await expect(handler(sqsEvent(record), lambdaContext(10_000))).resolves.toEqual({ batchItemFailures: [{ itemIdentifier: 'no-body' }] });
+    expect(logs.lines()[0]).toMatchObject({ error: { type: 'ToolUsageError', message: 'Invalid envelope: must be a JSON object, got nothing.' } });
+  });
+});
