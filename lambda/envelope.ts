@@ -190,7 +190,7 @@ function describeIssue(issue: z.core.$ZodIssue, object: JsonObject, kind: string
 
 function describeType(value: unknown): string {
   if (value === null) return 'null';
-  if (value === undefined) return 'nothing';
+  if (value === undefined) return 'undefined';
   if (Array.isArray(value)) return 'an array';
   return `a ${typeof value}`;
 }

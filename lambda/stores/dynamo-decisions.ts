@@ -5,6 +5,7 @@
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AdapterError, ApprovalNotFound, ToolUsageError } from '../errors';
 import { APPROVAL_ATTRIBUTES as A, DECISION, DECISION_ATTRIBUTES as D, TABLE } from '../names';
+import { changedSinceSeen } from './decision-errors';
 import { getApproval } from './dynamo-approvals';
 import { Expression } from './dynamo-expression';
 import { approvalKey, type Item, MAX_DECISION_TEXT_BYTES, nowInSeconds, toApprovalRecord, utf8Bytes } from './dynamo-items';
@@ -64,6 +65,7 @@ async function decideOnce(
     `${e.name(TABLE.ttlAttribute)} > ${e.value(nowInSeconds(now))}`,
     e.absent(D.decision),
     `(${e.absent(A.claimedUntil)} OR ${e.name(A.claimedUntil)} <= ${e.value(now)})`,
+    ...(decision.fingerprint === undefined ? [] : [e.equals(A.fingerprint, decision.fingerprint)]),
   ];
   const outcome = await write('decide', () =>
     table.client().send(
@@ -83,8 +85,9 @@ async function decideOnce(
   const current = await getApproval(table, approvalId);
   if (!current) throw new ApprovalNotFound(`Approval ${approvalId} does not exist or has expired.`);
   if (outcome.refusal === 'too_large') throw new ToolUsageError(`The decision does not fit in approval ${approvalId}.`);
-  if (current.status === 'pending') return {};
-  throw new ToolUsageError(`Approval ${approvalId} is already decided (${current.status}).`);
+  if (current.status !== 'pending') throw new ToolUsageError(`Approval ${approvalId} is already decided (${current.status}).`);
+  if (decision.fingerprint !== undefined && decision.fingerprint !== current.fingerprint) throw changedSinceSeen(approvalId);
+  return {};
 }
 
 /** Approvals not expired, oldest first: a paginated Scan, for operators. */

@@ -48,6 +48,7 @@ export function toApprovalRecord(item: Item): ApprovalRecord {
     args: JSON.parse(String(item[A.args])) as Record<string, unknown>,
     runId: String(item[A.runId]),
     callId: String(item[A.callId]),
+    fingerprint: String(item[A.fingerprint]),
     owner: String(item[A.owner]),
     status: statusOf(item[D.decision]),
     ...optional('decidedBy', item[D.decidedBy]),

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApprovalNotFound, ToolUsageError } from '../errors';
+import { changedSinceSeen } from './decision-errors';
 import { HANDLER_OWNER } from '../names';
 import { resolveStoreOptions, StoreOptions } from './options';
 import type {
@@ -65,6 +66,7 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
       args: structuredClone(input.args),
       runId: input.runId,
       callId: input.callId,
+      fingerprint: input.fingerprint,
       owner: input.owner ?? HANDLER_OWNER,
       status: 'pending',
       createdAt,
@@ -85,6 +87,7 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
     if (stored.record.status !== 'pending') {
       throw new ToolUsageError(`Approval ${approvalId} is already decided (${stored.record.status}).`);
     }
+    if (decision.fingerprint !== undefined && decision.fingerprint !== stored.fingerprint) throw changedSinceSeen(approvalId);
     stored.record = {
       ...stored.record,
       status: decision.approved ? 'approved' : 'denied',

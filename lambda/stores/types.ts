@@ -19,6 +19,8 @@ export interface ApprovalRecord {
   readonly decidedBy?: string;
   readonly decidedAt?: number;
   readonly reason?: string;
+  /** The fingerprint of `tool` and `args` as they stand; pass it to `decide` to decide on exactly these. */
+  readonly fingerprint: string;
   /** The fingerprint of tool and args that the decision was taken on. */
   readonly decidedFingerprint?: string;
   readonly createdAt: number;
@@ -57,6 +59,11 @@ export interface DecideInput {
   readonly approved: boolean;
   readonly by: string;
   readonly reason?: string;
+  /**
+   * The approval's `fingerprint` as the approver saw it: the decision is refused (`ToolUsageError`)
+   * if tool or args changed since. @default - decides on tool and args as they stand
+   */
+  readonly fingerprint?: string;
 }
 
 export interface ClaimInput {

@@ -72,6 +72,7 @@ describe.each(harnesses)('$name', ({ make }) => {
           args: approval().args,
           runId: 'run-1',
           callId: 'call-1',
+          fingerprint: 'fp-1',
           owner: 'handler',
           status: 'pending',
           createdAt: T0,
@@ -124,6 +125,20 @@ describe.each(harnesses)('$name', ({ make }) => {
   });
 
   describe('decide', () => {
+    test('on the fingerprint the approver saw: refused once tool or args changed, else decided', async () => {
+      await store.create(approval());
+      const seen = (await store.get('apr_1'))!.fingerprint;
+      expect(seen).toBe('fp-1');
+      await expect(store.decide('apr_1', { approved: true, by: 'alice', fingerprint: 'fp-other' })).rejects.toThrow(
+        /changed since it was read/,
+      );
+      expect(await store.get('apr_1')).toMatchObject({ status: 'pending' });
+      await expect(store.decide('apr_1', { approved: true, by: 'alice', fingerprint: seen })).resolves.toMatchObject({
+        status: 'approved',
+        decidedFingerprint: 'fp-1',
+      });
+    });
+
     test('approves once, recording who, when and why', async () => {
       await store.create(approval());
       time += 1000;
