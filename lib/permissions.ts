@@ -1,5 +1,6 @@
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import { APPROVAL_ATTRIBUTES, DECISION_ATTRIBUTES, TABLE } from '../lambda/names';
 
 /**
@@ -17,7 +18,11 @@ import { APPROVAL_ATTRIBUTES, DECISION_ATTRIBUTES, TABLE } from '../lambda/names
  *   hides attributes from reading (both principals may read whole items), so `ReturnValues` stays
  *   open: the handler needs `ALL_OLD` / `ALL_NEW`.
  * - `dynamodb:LeadingKeys` is the partition key value(s) of the request; AWS requires the
- *   `ForAllValues` qualifier with it.
+ *   `ForAllValues` qualifier with it. A Scan has no partition key value, so a `ForAllValues`
+ *   condition on it holds vacuously: a Scan cannot be limited to approval items, and reads call
+ *   items (`call#...`, the kept replies of every tool) too. Readers get Scan only because listing
+ *   approvals needs it; GetItem is limited to approval items, and no one gets Query (the store never
+ *   queries).
  */
 
 /** The attributes only approvers write. */
@@ -46,7 +51,9 @@ const CALL_KEYS = `${TABLE.callKeyPrefix}*`;
 
 /**
  * The handler's table access: exactly the operations of the runtime's DynamoDB store (GetItem with
- * ConsistentRead, UpdateItem, DeleteItem of call records), no PutItem, Scan, Query or transactions.
+ * ConsistentRead of approvals, UpdateItem of approvals and call records, DeleteItem of call records),
+ * no PutItem, Scan, Query or transactions. The store never reads a call record with GetItem: `begin`
+ * is an UpdateItem upsert that returns the record.
  *
  * The decision attributes are protected by an explicit Deny of any write that names one of them
  * (`ForAnyValue:StringEquals` on `dynamodb:Attributes`). An explicit Deny wins over every Allow, so it
@@ -63,8 +70,14 @@ export function handlerTableStatements(table: dynamodb.ITable): iam.PolicyStatem
   const resources = [table.tableArn];
   return [
     new iam.PolicyStatement({
-      sid: 'ToolHandlerReadWriteItems',
-      actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      sid: 'ToolHandlerGetApprovals',
+      actions: ['dynamodb:GetItem'],
+      resources,
+      conditions: onlyApprovalItems(),
+    }),
+    new iam.PolicyStatement({
+      sid: 'ToolHandlerUpdateItems',
+      actions: ['dynamodb:UpdateItem'],
       resources,
       conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [APPROVAL_KEYS, CALL_KEYS] } },
     }),
@@ -92,14 +105,13 @@ export function handlerTableStatements(table: dynamodb.ITable): iam.PolicyStatem
   ];
 }
 
-/** Reads of approvals (`list`, `get`): GetItem, Query, Scan. */
-export function grantReadApprovals(grantee: iam.IGrantable, table: dynamodb.ITable): iam.Grant {
-  const grant = iam.Grant.addToPrincipal({
-    grantee,
-    actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:Scan'],
-    resourceArns: [table.tableArn],
-  });
-  table.encryptionKey?.grantDecrypt(grantee);
+/**
+ * Reads of approvals (`get`, `list`): GetItem of approval items, and Scan of the table, which (see
+ * above) reads call items too.
+ */
+export function grantReadApprovals(grantee: iam.IGrantable, table: dynamodb.ITable, key: kms.IKey | undefined): iam.Grant {
+  const grant = readApprovals(grantee, table);
+  key?.grantDecrypt(grantee);
   return grant;
 }
 
@@ -109,21 +121,37 @@ export function grantReadApprovals(grantee: iam.IGrantable, table: dynamodb.ITab
  * `dynamodb:Attributes` means every attribute the request names must be one of those. So an
  * approver cannot write what runs (`tool`, `args`, `owner`), nor touch call records.
  */
-export function grantDecide(grantee: iam.IGrantable, table: dynamodb.ITable): iam.Grant {
-  const read = iam.Grant.addToPrincipal({
-    grantee,
-    actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:Scan'],
-    resourceArns: [table.tableArn],
-  });
+export function grantDecide(grantee: iam.IGrantable, table: dynamodb.ITable, key: kms.IKey | undefined): iam.Grant {
+  const read = readApprovals(grantee, table);
   const decide = iam.Grant.addToPrincipal({
     grantee,
     actions: ['dynamodb:UpdateItem'],
     resourceArns: [table.tableArn],
     conditions: {
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': DECIDE_ATTRIBUTE_NAMES },
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [APPROVAL_KEYS] },
+      ...onlyApprovalItems(),
     },
   });
-  table.encryptionKey?.grantEncryptDecrypt(grantee);
+  key?.grantEncryptDecrypt(grantee);
   return read.combine(decide);
+}
+
+/** GetItem of approval items, and Scan of the table (which no condition can limit to them). */
+function readApprovals(grantee: iam.IGrantable, table: dynamodb.ITable): iam.Grant {
+  const get = iam.Grant.addToPrincipal({
+    grantee,
+    actions: ['dynamodb:GetItem'],
+    resourceArns: [table.tableArn],
+    conditions: onlyApprovalItems(),
+  });
+  const scan = iam.Grant.addToPrincipal({
+    grantee,
+    actions: ['dynamodb:Scan'],
+    resourceArns: [table.tableArn],
+  });
+  return get.combine(scan);
+}
+
+function onlyApprovalItems(): { [operator: string]: { [key: string]: string[] } } {
+  return { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [APPROVAL_KEYS] } };
 }

@@ -1,4 +1,4 @@
-import { Annotations, Duration, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -11,6 +11,8 @@ export interface ToolQueueOptions {
   readonly maxReceiveCount: number;
   readonly visibilityTimeout: Duration;
   readonly encryptionKey?: kms.IKey;
+  /** Of the dead-letter queue, which holds the failed calls (the construct's `removalPolicy`). */
+  readonly removalPolicy: RemovalPolicy;
 }
 
 /** The queue the construct creates, and its dead-letter queue. */
@@ -21,7 +23,9 @@ export interface ToolQueues {
 
 /**
  * The tool-call queue: encrypted, TLS only, and a dead-letter queue after `maxReceiveCount`
- * receives, which is where the calls that the handler reports failed end up (§6).
+ * receives, which is where the calls that the handler reports failed end up (§6). The dead-letter
+ * queue follows `removalPolicy` (retained by default), so that deleting the stack does not discard
+ * the failed calls in it.
  */
 export function createToolQueues(scope: Construct, options: ToolQueueOptions): ToolQueues {
   const deadLetterQueue = new sqs.Queue(scope, 'DeadLetterQueue', {
@@ -29,6 +33,7 @@ export function createToolQueues(scope: Construct, options: ToolQueueOptions): T
     ...fifo(options.fifo),
     enforceSSL: true,
     retentionPeriod: DEFAULTS.deadLetterRetention,
+    removalPolicy: options.removalPolicy,
   });
   const queue = new sqs.Queue(scope, 'Queue', {
     ...encryption(options.encryptionKey, sqs.QueueEncryption.KMS_MANAGED),
@@ -48,13 +53,18 @@ export function createToolQueues(scope: Construct, options: ToolQueueOptions): T
  * EventBridge sends to this queue as the `events.amazonaws.com` service, which cannot use the AWS
  * managed key `alias/aws/sqs` (its key policy cannot be changed). So without a customer key it uses
  * SQS managed encryption (SSE-SQS), and with one the construct grants EventBridge the key
- * (`allowEventBridgeToUseKey`).
+ * (`allowEventBridgeToUseKey`). Like the other dead-letter queue it follows `removalPolicy`.
  */
-export function createEventDeadLetterQueue(scope: Construct, encryptionKey: kms.IKey | undefined): sqs.Queue {
+export function createEventDeadLetterQueue(
+  scope: Construct,
+  encryptionKey: kms.IKey | undefined,
+  removalPolicy: RemovalPolicy,
+): sqs.Queue {
   return new sqs.Queue(scope, 'EventDeadLetterQueue', {
     ...encryption(encryptionKey, sqs.QueueEncryption.SQS_MANAGED),
     enforceSSL: true,
     retentionPeriod: DEFAULTS.deadLetterRetention,
+    removalPolicy,
   });
 }
 
@@ -133,6 +143,11 @@ function encryption(key: kms.IKey | undefined, fallback: sqs.QueueEncryption): P
     : { encryption: fallback };
 }
 
+/**
+ * Content-based deduplication: SQS drops a message whose body equals one sent in the last 5 minutes
+ * (unless it carries its own `MessageDeduplicationId`), so identical calls need distinct
+ * `run_id`/`call_id` to stay distinct (documented on the `fifo` prop).
+ */
 function fifo(isFifo: boolean): Partial<sqs.QueueProps> {
   return isFifo ? { fifo: true, contentBasedDeduplication: true } : {};
 }

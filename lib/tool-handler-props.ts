@@ -19,7 +19,7 @@ export interface ToolHandlerProps {
   readonly entry: string;
 
   /**
-   * Name of the handler that `entry` exports.
+   * Name of the handler that `entry` exports: a JavaScript identifier, not `file.export`.
    *
    * @default 'handler'
    */
@@ -66,8 +66,8 @@ export interface ToolHandlerProps {
   readonly maxReceiveCount?: number;
 
   /**
-   * Most messages handed to one invocation: at most 10 without `maxBatchingWindow`, at most 10000
-   * with one.
+   * Most messages handed to one invocation: at most 10 without a `maxBatchingWindow` of at least
+   * 1 s, at most 10000 with one.
    *
    * @default 10
    */
@@ -93,6 +93,10 @@ export interface ToolHandlerProps {
    * deduplication. Calls of one `MessageGroupId` then run in order. With an existing `queue` it must
    * match that queue.
    *
+   * Content-based deduplication makes two messages with the same body, sent within 5 minutes, one
+   * message: two identical calls run once. To keep distinct calls distinct, give each its own
+   * `run_id`/`call_id` in the envelope, or send it with a `MessageDeduplicationId`.
+   *
    * @default false
    */
   readonly fifo?: boolean;
@@ -102,13 +106,19 @@ export interface ToolHandlerProps {
    * `EventSources/EventSource0`, `EventSource1`, ... by position; `addEventSource(id, options)` adds
    * one with an id of your own.
    *
+   * A rule on the same bus as `replyBus` must not match the function's own replies (`source`
+   * `cdk-tool-handler`), or each would come back in as a call: a pattern there without `source` gets
+   * `source: [{ "anything-but": ["cdk-tool-handler"] }]`, and one whose `source` names
+   * `cdk-tool-handler` is refused.
+   *
    * @default - no rules
    */
   readonly eventSources?: ToolEventSourceOptions[];
 
   /**
    * An existing approvals table. It must have a String partition key `pk`, no sort key, and TTL on
-   * `expiresAt`.
+   * `expiresAt`. If it is encrypted with a customer managed key that the table object does not carry
+   * (an imported table), pass that key as `encryptionKey`.
    *
    * @default - a new table: on demand, point-in-time recovery, TTL, encrypted, retained on deletion
    */
@@ -123,14 +133,17 @@ export interface ToolHandlerProps {
   readonly approvalTtl?: Duration;
 
   /**
-   * What happens to the created approvals table and log group when they leave the stack.
+   * What happens to the created approvals table, log group and dead-letter queues (`deadLetterQueue`,
+   * `eventDeadLetterQueue`) when they leave the stack. Retaining keeps the approvals and the failed
+   * calls when the stack is deleted.
    *
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
 
   /**
-   * An event bus to publish every reply and error reply to (set as `TOOL_HANDLER_REPLY_BUS`).
+   * An event bus to publish every reply and error reply to (set as `TOOL_HANDLER_REPLY_BUS`), with
+   * `source` `cdk-tool-handler`. Rules of `eventSources` on this bus are kept from matching them.
    *
    * @default - no reply bus
    */
@@ -140,6 +153,10 @@ export interface ToolHandlerProps {
    * A customer managed key for the created queue, dead-letter queues and approvals table. When rules
    * are added, EventBridge must be able to use it for the event dead-letter queue: the construct adds
    * that to the key policy of a key in this app, and warns for an imported key.
+   *
+   * With an existing `approvalsTable`, the table keeps its own encryption. If the table object does
+   * not carry its key (an imported table), this key is taken to be the table's: the function gets
+   * encrypt and decrypt on it, `grantDecide` encrypt and decrypt, `grantReadApprovals` decrypt.
    *
    * @default - AWS managed keys (`alias/aws/sqs`, `alias/aws/dynamodb`); the event dead-letter queue,
    * which EventBridge writes to, uses SQS managed encryption
@@ -178,8 +195,8 @@ export interface ToolHandlerProps {
   /**
    * esbuild settings, merged over the construct's.
    *
-   * @default - minified (keeping class and function names, which error names rely on), with source
-   * maps, `@aws-sdk/*` left to the Lambda runtime
+   * @default - `{ minify: true, sourceMap: true }` merged under the given options (a given option
+   * wins); NodejsFunction's defaults for the rest, which leave `@aws-sdk/*` to the Lambda runtime
    */
   readonly bundling?: nodejs.BundlingOptions;
 

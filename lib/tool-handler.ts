@@ -3,6 +3,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sources from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -15,6 +16,7 @@ import { ToolEventSourceOptions } from './event-source-options';
 import { createHandlerFunction } from './handler-function';
 import { grantDecide, grantReadApprovals, handlerTableStatements } from './permissions';
 import { allowEventBridgeToUseKey, checkGivenQueue, createEventDeadLetterQueue, createToolQueues } from './queues';
+import { patternAvoidingReplies } from './reply-loop';
 import { ToolHandlerProps } from './tool-handler-props';
 import { isFifo, resolveSettings, Settings, validateEventSource } from './validation';
 
@@ -90,11 +92,12 @@ export class ToolHandler extends Construct {
         maxReceiveCount: props.maxReceiveCount ?? DEFAULTS.maxReceiveCount,
         visibilityTimeout: Duration.seconds(recommendedVisibility),
         encryptionKey: props.encryptionKey,
+        removalPolicy,
       });
       this.queue = created.queue;
       this.deadLetterQueue = created.deadLetterQueue;
     }
-    this.eventDeadLetterQueue = createEventDeadLetterQueue(this, props.encryptionKey);
+    this.eventDeadLetterQueue = createEventDeadLetterQueue(this, props.encryptionKey, removalPolicy);
     Validations.of(this.eventDeadLetterQueue).acknowledge({
       id: 'AwsSolutions-SQS3',
       reason:
@@ -119,7 +122,7 @@ export class ToolHandler extends Construct {
     for (const statement of handlerTableStatements(this.approvalsTable)) {
       this.lambdaFunction.addToRolePolicy(statement);
     }
-    this.approvalsTable.encryptionKey?.grantEncryptDecrypt(this.lambdaFunction);
+    this.tableKey()?.grantEncryptDecrypt(this.lambdaFunction);
     props.replyBus?.grantPutEventsTo(this.lambdaFunction);
     this.acknowledgeFunctionFindings();
 
@@ -161,18 +164,45 @@ export class ToolHandler extends Construct {
   }
 
   /**
-   * Lets `grantee` read approvals and decide them: GetItem, Query and Scan of the table, and
-   * UpdateItem of approval items that names only the decision attributes (`decision`, `decidedBy`,
-   * `decidedAt`, `reason`) and what the decide condition reads (the key, `expiresAt`,
-   * `claimedUntil`). It cannot change what an approval runs.
+   * Lets `grantee` read approvals and decide them.
+   *
+   * That is GetItem of approval items, Scan of the table (to list pending approvals), and UpdateItem
+   * of approval items that names only the decision attributes (`decision`, `decidedBy`, `decidedAt`,
+   * `reason`, `decidedFingerprint`), `fingerprint` (decide copies it into `decidedFingerprint`) and
+   * what decide's condition reads (the key, `expiresAt`, `claimedUntil`); and encrypt and decrypt
+   * with the table's key, if it has one.
+   *
+   * IAM cannot let a request read an attribute without letting it write it, so the grantee could also
+   * write `fingerprint`, `expiresAt` and `claimedUntil`. It cannot change what an approval runs
+   * (`tool`, `args`, `owner`), and a resume runs only args whose fingerprint matches the
+   * `decidedFingerprint` of the decision.
+   *
+   * A Scan has no partition key for IAM to limit, so it reads call items (`call#...`, the kept replies
+   * of every tool) as well as approvals.
    */
   public grantDecide(grantee: iam.IGrantable): iam.Grant {
-    return grantDecide(grantee, this.approvalsTable);
+    return grantDecide(grantee, this.approvalsTable, this.tableKey());
   }
 
-  /** Lets `grantee` read approvals: GetItem, Query and Scan of the table. */
+  /**
+   * Lets `grantee` read approvals.
+   *
+   * That is GetItem of approval items and Scan of the table (the operators' `list`), and decrypt with
+   * the table's key, if it has one.
+   *
+   * A Scan has no partition key for IAM to limit, so it reads call items (`call#...`, the kept replies
+   * of every tool) as well as approvals.
+   */
   public grantReadApprovals(grantee: iam.IGrantable): iam.Grant {
-    return grantReadApprovals(grantee, this.approvalsTable);
+    return grantReadApprovals(grantee, this.approvalsTable, this.tableKey());
+  }
+
+  /**
+   * The key that encrypts the approvals table: the table's own (a created table's is `encryptionKey`),
+   * or else `encryptionKey`, which then names the key of an existing table that does not show one.
+   */
+  private tableKey(): kms.IKey | undefined {
+    return this.approvalsTable.encryptionKey ?? this.props.encryptionKey;
   }
 
   private toolEnvironment(): { [key: string]: string } {
@@ -195,7 +225,7 @@ export class ToolHandler extends Construct {
     }
     const rule = new events.Rule(this.eventSourcesScope, id, {
       eventBus: options.eventBus,
-      eventPattern: options.eventPattern,
+      eventPattern: patternAvoidingReplies(this, label, options.eventPattern, options.eventBus, this.props.replyBus),
       ruleName: options.ruleName,
       description: options.description,
       enabled: options.enabled,

@@ -76,7 +76,10 @@ function validateTools(tools: string[]): void {
 function validateHandler(handler: string | undefined): void {
   if (handler === undefined || Token.isUnresolved(handler)) return;
   if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(handler)) {
-    fail(`\`handler\` must be the name of an export of \`entry\`, got: ${JSON.stringify(handler)}.`);
+    fail(
+      '`handler` must be the name of an export of `entry`: a JavaScript identifier (A-Z a-z 0-9 _ $, not starting ' +
+        `with a digit; no file name, no dots), got: ${JSON.stringify(handler)}.`,
+    );
   }
 }
 
@@ -98,10 +101,11 @@ function validateQueueSettings(props: ToolHandlerProps): void {
         `${props.queue.fifo ? 'a FIFO' : 'a standard'} queue.`,
     );
   }
-  if (maxBatchingWindow !== undefined) {
-    const seconds = wholeSeconds('maxBatchingWindow', maxBatchingWindow);
-    if (seconds > 300) {
-      fail(`\`maxBatchingWindow\` must be at most 5 minutes (300 s), got: ${seconds} s.`);
+  const windowSeconds =
+    maxBatchingWindow === undefined ? undefined : wholeSeconds('maxBatchingWindow', maxBatchingWindow);
+  if (maxBatchingWindow !== undefined && windowSeconds !== undefined) {
+    if (windowSeconds > 300) {
+      fail(`\`maxBatchingWindow\` must be at most 5 minutes (300 s), got: ${windowSeconds} s.`);
     }
     if (fifo) {
       fail(
@@ -112,8 +116,14 @@ function validateQueueSettings(props: ToolHandlerProps): void {
   }
   if (batchSize !== undefined) {
     integerInRange('batchSize', batchSize, 1, 10000);
-    if (known(batchSize) && batchSize > 10 && maxBatchingWindow === undefined) {
-      fail(`\`batchSize\` must be at most 10 without \`maxBatchingWindow\`, got: ${batchSize}.`);
+    // Lambda takes more than 10 messages per batch only with a batching window of at least 1 s; a
+    // window under 1 s (whole seconds, so 0 s) is no window.
+    if (known(batchSize) && batchSize > 10 && (windowSeconds === undefined || windowSeconds < 1)) {
+      const window = windowSeconds === undefined ? 'no maxBatchingWindow' : `maxBatchingWindow ${windowSeconds} s`;
+      fail(
+        '`batchSize` must be at most 10 without a `maxBatchingWindow` of at least 1 s, ' +
+          `got: batchSize ${batchSize}, ${window}.`,
+      );
     }
   }
   if (maxConcurrency !== undefined) integerInRange('maxConcurrency', maxConcurrency, 2, 1000);

@@ -14,14 +14,36 @@ import { ENV, onlyResource } from './helpers';
 
 /**
  * The real bundle: synthesize the sample stack with bundling, take the asset's index.js and run it in
- * a child `node` process (as Lambda would: the SDK from the runtime, here the repository's
- * node_modules), with the environment the construct set, against dynalite. This proves the bundle
- * holds everything it needs and that the construct's environment is what the runtime reads.
+ * a child `node` process (as Lambda would: the SDK from the runtime, here a NODE_PATH holding only the
+ * repository's `@aws-sdk/*`), with the environment the construct set, against dynalite. The bundle,
+ * the child's script and its working directory are all outside the repository, so node's lookup of
+ * parent `node_modules` cannot find the repository's other packages: a dependency the bundle left
+ * out (zod, say) fails to load. This proves the bundle holds everything it needs and that the
+ * construct's environment is what the runtime reads.
  */
 
-const REPO = path.join(__dirname, '..', '..');
+const REPO = fs.realpathSync(path.join(__dirname, '..', '..'));
 const run = promisify(execFile);
 
+/** Whether `p` is outside the repository (so node's parent-directory lookup cannot reach its node_modules). */
+function outsideRepo(p: string): boolean {
+  const relative = path.relative(REPO, fs.realpathSync(p));
+  return relative.startsWith('..') || path.isAbsolute(relative);
+}
+
+/**
+ * A node_modules directory outside the repository holding only `@aws-sdk` (a symlink to the
+ * repository's), like the Lambda runtime's. The SDK's own dependencies (`@smithy/*`) resolve from the
+ * SDK's real path, as they do in the runtime.
+ */
+function sdkOnlyNodePath(): string {
+  const modules = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'runtime-')), 'node_modules');
+  fs.mkdirSync(modules);
+  fs.symlinkSync(path.join(REPO, 'node_modules', '@aws-sdk'), path.join(modules, '@aws-sdk'), 'dir');
+  return modules;
+}
+
+let nodePath: string;
 let bundle: string;
 let variables: Record<string, string>;
 let tableName: string;
@@ -36,6 +58,7 @@ beforeAll(async () => {
   const zips = Object.values(assets.files as Record<string, any>).filter((f) => f.source.packaging === 'zip');
   expect(zips).toHaveLength(1);
   bundle = path.join(outdir, zips[0].source.path, 'index.js');
+  nodePath = sdkOnlyNodePath();
 
   const table = await createTestTable();
   tableName = table.tableName;
@@ -44,13 +67,32 @@ beforeAll(async () => {
   variables = { ...fromTemplate, [VARIABLES.approvalsTable]: tableName };
 }, 60_000);
 
+/** Runs `code` as a script in a fresh Node process, in a directory of its own outside the repository. */
+async function runScript(code: string): Promise<string> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'invoke-'));
+  const script = path.join(dir, 'invoke.js');
+  fs.writeFileSync(script, code);
+  await run(process.execPath, [script], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH,
+      NODE_PATH: nodePath,
+      ...variables,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      AWS_ENDPOINT_URL_DYNAMODB: dynaliteEndpoint(),
+      AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: '1',
+    },
+    timeout: 30_000,
+  });
+  return dir;
+}
+
 /** Runs `steps` through the bundled handler in a fresh Node process; returns each outcome. */
 async function invoke(steps: Array<{ event: unknown; requestId: string }>): Promise<any[]> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'invoke-'));
-  const results = path.join(dir, 'results.json');
-  const script = path.join(dir, 'invoke.js');
-  fs.writeFileSync(
-    script,
+  const results = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'results-')), 'results.json');
+  await runScript(
     `
 const fs = require('node:fs');
 const { handler } = require(${JSON.stringify(bundle)});
@@ -72,22 +114,33 @@ function context(awsRequestId) {
 })();
 `,
   );
-  await run(process.execPath, [script], {
-    cwd: dir,
-    env: {
-      PATH: process.env.PATH,
-      NODE_PATH: path.join(REPO, 'node_modules'),
-      ...variables,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-      AWS_ENDPOINT_URL_DYNAMODB: dynaliteEndpoint(),
-      AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: '1',
-    },
-    timeout: 30_000,
-  });
   return JSON.parse(fs.readFileSync(results, 'utf8'));
 }
+
+describe('the child process', () => {
+  test('runs outside the repository: the bundle, its working directory and NODE_PATH', async () => {
+    const dir = await runScript('');
+    for (const p of [bundle, dir, nodePath]) expect({ p, outside: outsideRepo(p) }).toEqual({ p, outside: true });
+  });
+
+  test("resolves @aws-sdk/* from the bundle's directory, and nothing else of the repository's node_modules", async () => {
+    const dir = await runScript(`
+const { createRequire } = require('node:module');
+const fromBundle = createRequire(${JSON.stringify(bundle)});
+const found = (name) => { try { fromBundle.resolve(name); return true; } catch (error) { return error.code; } };
+require('node:fs').writeFileSync('resolved.json', JSON.stringify({
+  sdk: found('@aws-sdk/lib-dynamodb'),
+  zod: found('zod'),
+  cdk: found('aws-cdk-lib'),
+}));
+`);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'resolved.json'), 'utf8'))).toEqual({
+      sdk: true,
+      zod: 'MODULE_NOT_FOUND',
+      cdk: 'MODULE_NOT_FOUND',
+    });
+  });
+});
 
 describe('the asset', () => {
   test('is one minified index.js with a source map, leaving @aws-sdk/* to the Lambda runtime', () => {

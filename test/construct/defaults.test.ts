@@ -84,6 +84,13 @@ describe('the queue', () => {
     expect(stack.resolve(tools.deadLetterQueue!.queueArn)).toEqual({ 'Fn::GetAtt': [dlqId, 'Arn'] });
   });
 
+  test('its dead-letter queue is retained when it leaves the stack, keeping the failed calls', () => {
+    const dlqId = queue.resource.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0];
+    template.templateMatches({
+      Resources: { [dlqId]: { Type: 'AWS::SQS::Queue', DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' } },
+    });
+  });
+
   test('feeds the function 10 at a time, reporting batch item failures, with no window or concurrency cap', () => {
     const mapping = onlyResource(template, 'AWS::Lambda::EventSourceMapping');
     expect(mapping.resource.Properties).toEqual({
@@ -122,6 +129,12 @@ describe('the event dead-letter queue', () => {
   test('uses SQS managed encryption, which EventBridge can write to, and keeps messages 14 days', () => {
     const dlq = template.toJSON().Resources[eventDlqId()];
     expect(dlq.Properties).toEqual({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+  });
+
+  test('is retained when it leaves the stack, keeping the failed calls', () => {
+    template.templateMatches({
+      Resources: { [eventDlqId()]: { Type: 'AWS::SQS::Queue', DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' } },
+    });
   });
 });
 

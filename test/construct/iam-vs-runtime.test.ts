@@ -1,5 +1,6 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import { TABLE } from '../../lambda/names';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
 import { createTestTable } from '../support/dynamo';
 import { recordRequests, type RequestRecorder } from '../support/sdk-middleware';
@@ -139,6 +140,28 @@ describe('the model', () => {
       ExpressionAttributeNames: { '#claimToken': 'claimToken', '#decision': 'decision' },
     });
     expect(evaluate(policies.handler, request)).toBe('explicitly denied');
+  });
+
+  test.each(['handler', 'approver', 'reader'] as const)('the %s may GetItem an approval item but not a call item (a kept reply)', (who) => {
+    const get = (pk: string) => requestContext('GetCommand', { Key: { [TABLE.partitionKey]: pk }, ConsistentRead: true });
+    expect(evaluate(policies[who], get(`${TABLE.approvalKeyPrefix}x`))).toBe('allowed');
+    expect(evaluate(policies[who], get(`${TABLE.callKeyPrefix}["r","c"]`))).toBe('denied by default');
+  });
+
+  test.each(['handler', 'approver', 'reader'] as const)('the %s may not Query', (who) => {
+    const request = requestContext('QueryCommand', {
+      KeyConditionExpression: '#pk = :v0',
+      ExpressionAttributeNames: { '#pk': TABLE.partitionKey },
+    });
+    expect(evaluate(policies[who], { ...request, leadingKeys: [`${TABLE.approvalKeyPrefix}x`] })).toBe('denied by default');
+  });
+
+  test('a Scan has no leading key, so no condition on it can keep readers from call items: only approvers and readers get it', () => {
+    const scan = requestContext('ScanCommand', {});
+    expect(scan.leadingKeys).toEqual([]);
+    expect(evaluate(policies.reader, scan)).toBe('allowed');
+    expect(evaluate(policies.approver, scan)).toBe('allowed');
+    expect(evaluate(policies.handler, scan)).toBe('denied by default');
   });
 
   test('the handler may not touch other partitions', () => {

@@ -1,5 +1,6 @@
 import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { APPROVAL_ATTRIBUTES, DECISION_ATTRIBUTES, TABLE } from '../../lambda/names';
@@ -9,8 +10,11 @@ import { actionsOf, onlyResource, statementsOfRole, toolStack, unbundledApp } fr
 /** Least privilege (§8), read off the synthesized policies. All stacks are synthesized once. */
 const app = unbundledApp();
 
-function withGrantees(id: string, key?: boolean) {
-  const built = toolStack(app, id, {}, (stack) => (key ? { encryptionKey: new kms.Key(stack, 'Key') } : {}));
+function withGrantees(id: string, key?: boolean, table?: (stack: Stack) => dynamodb.ITable) {
+  const built = toolStack(app, id, {}, (stack) => ({
+    ...(key ? { encryptionKey: new kms.Key(stack, 'Key') } : {}),
+    ...(table ? { approvalsTable: table(stack) } : {}),
+  }));
   const role = (name: string) => new iam.Role(built.stack, name, { assumedBy: new iam.AccountRootPrincipal() });
   const grantees = { sender: role('Sender'), invoker: role('Invoker'), approver: role('Approver'), reader: role('Reader') };
   built.tools.grantSendToolCalls(grantees.sender);
@@ -23,8 +27,21 @@ function withGrantees(id: string, key?: boolean) {
 
 const plain = withGrantees('Plain');
 const keyed = withGrantees('Keyed', true);
+// A given (imported) table, encrypted with the given key, which the table object does not carry.
+const givenKeyed = withGrantees('GivenKeyed', true, (stack) => dynamodb.Table.fromTableName(stack, 'Approvals', 'approvals'));
+// A given table that carries its own key, next to another `encryptionKey` (for the queues).
+const ownKey = withGrantees('OwnKey', true, (stack) =>
+  new dynamodb.Table(stack, 'Approvals', {
+    partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
+    timeToLiveAttribute: TABLE.ttlAttribute,
+    encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED,
+    encryptionKey: new kms.Key(stack, 'TableKey'),
+  }),
+);
 const t = Template.fromStack(plain.stack);
 const tk = Template.fromStack(keyed.stack);
+const tg = Template.fromStack(givenKeyed.stack);
+const to = Template.fromStack(ownKey.stack);
 
 const ids = (template: Template) => ({
   table: onlyResource(template, 'AWS::DynamoDB::Table').id,
@@ -34,6 +51,8 @@ const ids = (template: Template) => ({
 const roleId = (stack: Stack, role: iam.Role) => stack.getLogicalId(role.node.defaultChild as iam.CfnRole);
 const tableArn = (template: Template) => ({ 'Fn::GetAtt': [ids(template).table, 'Arn'] });
 const decisions = Object.values(DECISION_ATTRIBUTES);
+const onlyApprovals = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.approvalKeyPrefix}*`] } };
+const kmsOf = (statements: any[]) => statements.filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')));
 
 describe("the function's policy", () => {
   const statements = () => statementsOfRole(t, ids(t).fnRole);
@@ -51,11 +70,17 @@ describe("the function's policy", () => {
     expect(dynamo.sort()).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
   });
 
-  test('reads and updates only approval and call items', () => {
+  test('reads only approval items (the store never reads a call item with GetItem)', () => {
+    expect(allowed().filter((s) => actionsOf(s).includes('dynamodb:GetItem'))).toEqual([
+      { Sid: 'ToolHandlerGetApprovals', Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: tableArn(t), Condition: onlyApprovals },
+    ]);
+  });
+
+  test('updates only approval and call items', () => {
     expect(allowed()).toContainEqual({
-      Sid: 'ToolHandlerReadWriteItems',
+      Sid: 'ToolHandlerUpdateItems',
       Effect: 'Allow',
-      Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      Action: 'dynamodb:UpdateItem',
       Resource: tableArn(t),
       Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.approvalKeyPrefix}*`, `${TABLE.callKeyPrefix}*`] } },
     });
@@ -118,9 +143,10 @@ describe("the function's policy", () => {
 describe('grantDecide', () => {
   const statements = () => statementsOfRole(t, roleId(plain.stack, plain.grantees.approver));
 
-  test('reads approvals and updates approval items naming only the decision attributes and what decide tests', () => {
+  test('gets approval items, scans, and updates approval items naming only the decision attributes and what decide tests', () => {
     expect(statements()).toEqual([
-      { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:Scan'], Resource: tableArn(t) },
+      { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: tableArn(t), Condition: onlyApprovals },
+      { Effect: 'Allow', Action: 'dynamodb:Scan', Resource: tableArn(t) },
       {
         Effect: 'Allow',
         Action: 'dynamodb:UpdateItem',
@@ -135,10 +161,14 @@ describe('grantDecide', () => {
               ...decisions,
             ],
           },
-          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.approvalKeyPrefix}*`] },
+          ...onlyApprovals,
         },
       },
     ]);
+  });
+
+  test('no Query: the store never queries', () => {
+    expect(statements().flatMap(actionsOf)).not.toContain('dynamodb:Query');
   });
 
   test('with a key, may also use it', () => {
@@ -148,15 +178,53 @@ describe('grantDecide', () => {
 });
 
 describe('grantReadApprovals', () => {
-  test('GetItem, Query and Scan of the table, nothing else', () => {
+  test('GetItem of approval items and Scan of the table, nothing else (no Query)', () => {
     expect(statementsOfRole(t, roleId(plain.stack, plain.grantees.reader))).toEqual([
-      { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:Scan'], Resource: tableArn(t) },
+      { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: tableArn(t), Condition: onlyApprovals },
+      { Effect: 'Allow', Action: 'dynamodb:Scan', Resource: tableArn(t) },
     ]);
   });
 
   test('with a key, decrypt only', () => {
     const actions = statementsOfRole(tk, roleId(keyed.stack, keyed.grantees.reader)).flatMap(actionsOf);
     expect(actions.filter((a) => a.startsWith('kms:'))).toEqual(['kms:Decrypt']);
+  });
+});
+
+describe('a given table with encryptionKey', () => {
+  const keyArn = (template: Template, props?: object) => ({ 'Fn::GetAtt': [onlyResource(template, 'AWS::KMS::Key', props).id, 'Arn'] });
+  const fnRoleOf = (template: Template) =>
+    onlyResource(template, 'AWS::IAM::Role', { AssumeRolePolicyDocument: { Statement: [{ Principal: { Service: 'lambda.amazonaws.com' } }] } }).id;
+  const kmsActionsOn = (statements: any[], key: object) =>
+    kmsOf(statements).filter((s) => JSON.stringify(s.Resource) === JSON.stringify(key)).flatMap(actionsOf).sort();
+  const encryptDecrypt = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*', 'kms:ReEncrypt*'];
+
+  // (The function already had these through the event dead-letter queue, which the key encrypts too;
+  // the table's grant is now explicit.)
+  test('an imported table: the function may encrypt and decrypt with the key', () => {
+    expect(kmsActionsOn(statementsOfRole(tg, fnRoleOf(tg)), keyArn(tg))).toEqual(expect.arrayContaining(encryptDecrypt));
+  });
+
+  test('an imported table: grantDecide may encrypt and decrypt with the key', () => {
+    const statements = statementsOfRole(tg, roleId(givenKeyed.stack, givenKeyed.grantees.approver));
+    expect(kmsActionsOn(statements, keyArn(tg))).toEqual(encryptDecrypt);
+  });
+
+  test('an imported table: grantReadApprovals may decrypt with the key, only', () => {
+    const statements = statementsOfRole(tg, roleId(givenKeyed.stack, givenKeyed.grantees.reader));
+    expect(kmsOf(statements)).toEqual([{ Effect: 'Allow', Action: 'kms:Decrypt', Resource: keyArn(tg) }]);
+  });
+
+  test("a table that carries its own key: the grants use the table's key, not encryptionKey", () => {
+    const tableKeyId = ownKey.stack.getLogicalId(ownKey.stack.node.findChild('TableKey').node.defaultChild as kms.CfnKey);
+    const approver = kmsOf(statementsOfRole(to, roleId(ownKey.stack, ownKey.grantees.approver)));
+    const reader = kmsOf(statementsOfRole(to, roleId(ownKey.stack, ownKey.grantees.reader)));
+    for (const s of [...approver, ...reader]) expect(s.Resource).toEqual({ 'Fn::GetAtt': [tableKeyId, 'Arn'] });
+    expect(approver.length).toBeGreaterThan(0);
+    expect(reader.length).toBeGreaterThan(0);
+    expect(kmsActionsOn(statementsOfRole(to, fnRoleOf(to)), { 'Fn::GetAtt': [tableKeyId, 'Arn'] })).toEqual(
+      expect.arrayContaining(encryptDecrypt),
+    );
   });
 });
 

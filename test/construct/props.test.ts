@@ -6,7 +6,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { ENV, TABLE } from '../../lambda/names';
+import { ENV, REPLY_EVENT_SOURCE, TABLE } from '../../lambda/names';
 import { ToolHandler, ToolHandlerProps } from '../../lib';
 import { onlyResource, statementsOfRole, toolStack, unbundledApp } from './helpers';
 
@@ -45,6 +45,39 @@ build('GivenTable', {}, (stack) => ({
 }));
 build('Ttl', { approvalTtl: Duration.hours(12), removalPolicy: RemovalPolicy.DESTROY });
 build('ReplyBus', {}, (stack) => ({ replyBus: new events.EventBus(stack, 'Replies') }));
+
+// Rules and the reply bus: which rules could see the function's own replies.
+const callPattern: events.EventPattern = { detailType: ['Tool Call'] };
+build('LoopSameBus', {}, (stack) => {
+  const replyBus = new events.EventBus(stack, 'Replies');
+  return {
+    replyBus,
+    eventSources: [
+      { eventBus: replyBus, eventPattern: callPattern },
+      { eventBus: replyBus, eventPattern: { source: ['agent'], detailType: ['Tool Call'] } },
+      { eventPattern: callPattern },
+    ],
+  };
+});
+build('LoopDefaultBus', {}, (stack) => ({
+  replyBus: events.EventBus.fromEventBusName(stack, 'DefaultBus', 'default'),
+  eventSources: [
+    { eventPattern: callPattern },
+    { eventBus: events.EventBus.fromEventBusArn(stack, 'DefaultByArn', 'arn:aws:events:us-east-1:123456789012:event-bus/default'), eventPattern: callPattern },
+    { eventBus: new events.EventBus(stack, 'Calls'), eventPattern: callPattern },
+  ],
+}));
+build('LoopSameName', {}, (stack) => ({
+  replyBus: events.EventBus.fromEventBusName(stack, 'Replies', 'replies'),
+  eventSources: [
+    { eventBus: events.EventBus.fromEventBusName(stack, 'RepliesAgain', 'replies'), eventPattern: callPattern },
+    { eventBus: events.EventBus.fromEventBusName(stack, 'Other', 'other'), eventPattern: callPattern },
+  ],
+}));
+build('LoopOtherAccountDefault', {}, (stack) => ({
+  replyBus: events.EventBus.fromEventBusArn(stack, 'TheirDefault', 'arn:aws:events:us-east-1:210987654321:event-bus/default'),
+  eventSources: [{ eventPattern: callPattern }],
+}));
 build('Key', { eventSources: [{ eventPattern: { source: ['agent'] } }] }, (stack) => ({ encryptionKey: new kms.Key(stack, 'Key', { enableKeyRotation: true }) }));
 build('Function', {
   runtime: lambda.Runtime.NODEJS_24_X,
@@ -62,6 +95,12 @@ build('Function', {
 const onBus = built.EventsOnBus;
 const bus = new events.EventBus(onBus.stack, 'Calls');
 const addedRule = onBus.tools.addEventSource('Orders', { eventBus: bus, eventPattern: { source: ['orders'] } });
+
+// addEventSource after construction, on the reply bus.
+const loopAdded = built.LoopSameBus.tools.addEventSource('Added', {
+  eventBus: built.LoopSameBus.tools.node.scope!.node.findChild('Replies') as events.IEventBus,
+  eventPattern: { resources: ['x'] },
+});
 
 const templates = Object.fromEntries(Object.entries(built).map(([id, b]) => [id, Template.fromStack(b.stack)]));
 const fnOf = (id: string) => onlyResource(templates[id], 'AWS::Lambda::Function').resource.Properties;
@@ -207,6 +246,16 @@ describe('approvals table, TTL and removal policy', () => {
     expect(onlyResource(templates.Ttl, 'AWS::DynamoDB::Table').resource.DeletionPolicy).toBe('Delete');
     expect(onlyResource(templates.Ttl, 'AWS::Logs::LogGroup').resource.DeletionPolicy).toBe('Delete');
   });
+
+  test('removalPolicy DESTROY applies to both dead-letter queues', () => {
+    const { stack, tools } = built.Ttl;
+    for (const dlq of [tools.deadLetterQueue!, tools.eventDeadLetterQueue]) {
+      const id = stack.getLogicalId(dlq.node.defaultChild as sqs.CfnQueue);
+      templates.Ttl.templateMatches({
+        Resources: { [id]: { Type: 'AWS::SQS::Queue', DeletionPolicy: 'Delete', UpdateReplacePolicy: 'Delete' } },
+      });
+    }
+  });
 });
 
 describe('reply bus', () => {
@@ -217,6 +266,54 @@ describe('reply bus', () => {
     const roleId = onlyResource(t, 'AWS::IAM::Role').id;
     const put = statementsOfRole(t, roleId).filter((s) => [].concat(s.Action).includes('events:PutEvents' as never));
     expect(put).toEqual([{ Action: 'events:PutEvents', Effect: 'Allow', Resource: { 'Fn::GetAtt': [busId, 'Arn'] } }]);
+  });
+});
+
+describe('rules on the reply bus', () => {
+  const notReplies = { source: [{ 'anything-but': [REPLY_EVENT_SOURCE] }] };
+  /** The synthesized EventPattern of each rule of stack `id`, in order. */
+  const patterns = (id: string) => {
+    const { stack, tools } = built[id];
+    const resources = templates[id].toJSON().Resources;
+    return tools.rules.map((rule) => resources[stack.getLogicalId(rule.node.defaultChild as events.CfnRule)].Properties.EventPattern);
+  };
+
+  test('a rule on the reply bus without `source` gets anything-but the reply source; one with `source` is as given', () => {
+    const [noSource, withSource] = patterns('LoopSameBus');
+    expect(noSource).toEqual({ 'detail-type': ['Tool Call'], ...notReplies });
+    expect(withSource).toEqual({ 'source': ['agent'], 'detail-type': ['Tool Call'] });
+  });
+
+  test('a rule on another bus (here the default bus) is as given', () => {
+    expect(patterns('LoopSameBus')[2]).toEqual({ 'detail-type': ['Tool Call'] });
+  });
+
+  test('addEventSource on the reply bus gets it too', () => {
+    expect(patterns('LoopSameBus')[3]).toEqual({ resources: ['x'], ...notReplies });
+    expect(built.LoopSameBus.tools.rules[3]).toBe(loopAdded);
+  });
+
+  test("the user's pattern object is not changed", () => {
+    expect(callPattern).toEqual({ detailType: ['Tool Call'] });
+  });
+
+  test('with the default bus as reply bus, rules on the default bus (no eventBus, or the default bus by ARN) get it; others do not', () => {
+    expect(patterns('LoopDefaultBus')).toEqual([
+      { 'detail-type': ['Tool Call'], ...notReplies },
+      { 'detail-type': ['Tool Call'], ...notReplies },
+      { 'detail-type': ['Tool Call'] },
+    ]);
+  });
+
+  test('a rule on a bus of the same name (another handle on the same bus) gets it', () => {
+    expect(patterns('LoopSameName')).toEqual([
+      { 'detail-type': ['Tool Call'], ...notReplies },
+      { 'detail-type': ['Tool Call'] },
+    ]);
+  });
+
+  test("replies to another account's default bus never reach this account's default bus", () => {
+    expect(patterns('LoopOtherAccountDefault')).toEqual([{ 'detail-type': ['Tool Call'] }]);
   });
 });
 

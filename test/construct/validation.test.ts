@@ -1,7 +1,8 @@
 import { App, Duration, Stack, Token } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { ENV } from '../../lambda/names';
+import { ENV, REPLY_EVENT_SOURCE } from '../../lambda/names';
 import { ToolHandler, ToolHandlerProps } from '../../lib';
 import { ENV as ACCOUNT, props, unbundledApp } from './helpers';
 
@@ -53,11 +54,16 @@ describe('tools', () => {
 });
 
 describe('handler', () => {
-  test.each(['index.handler', '1st', 'my-handler'])('refuses %j', (handler) => {
+  test.each(['index.handler', '1st', 'my-handler', ''])('refuses %j, saying what is allowed', (handler) => {
     expectError(
       () => build({ handler }),
-      `\`handler\` must be the name of an export of \`entry\`, got: ${JSON.stringify(handler)}.`,
+      '`handler` must be the name of an export of `entry`: a JavaScript identifier (A-Z a-z 0-9 _ $, not starting ' +
+        `with a digit; no file name, no dots), got: ${JSON.stringify(handler)}.`,
     );
+  });
+
+  test.each(['main', '_h', '$h1', 'handler2'])('accepts %j', (handler) => {
+    expect(() => build({ handler })).not.toThrow();
   });
 });
 
@@ -184,15 +190,35 @@ describe('queue settings', () => {
     );
   });
 
-  test('batchSize over 10 without a batching window', () => {
-    expectError(() => build({ batchSize: 11 }), '`batchSize` must be at most 10 without `maxBatchingWindow`, got: 11.');
-    expect(() => build({ batchSize: 10 })).not.toThrow();
-    expect(() => build({ batchSize: 11, maxBatchingWindow: s(1) })).not.toThrow();
-    expect(() => build({ batchSize: 10000, maxBatchingWindow: s(1) })).not.toThrow();
+  const window = (seconds: number | undefined) => (seconds === undefined ? undefined : s(seconds));
+
+  test.each([
+    [11, 'no maxBatchingWindow', undefined],
+    [11, 'maxBatchingWindow 0 s', 0],
+    [100, 'maxBatchingWindow 0 s', 0],
+    [10000, 'maxBatchingWindow 0 s', 0],
+  ])('batchSize %p with %s is refused (a window under 1 s is no window)', (batchSize, shown, seconds) => {
+    expectError(
+      () => build({ batchSize, maxBatchingWindow: window(seconds) }),
+      `\`batchSize\` must be at most 10 without a \`maxBatchingWindow\` of at least 1 s, got: batchSize ${batchSize}, ${shown}.`,
+    );
+  });
+
+  test.each([
+    [10, 'no maxBatchingWindow', undefined],
+    [10, 'maxBatchingWindow 0 s', 0],
+    [11, 'maxBatchingWindow 1 s', 1],
+    [10000, 'maxBatchingWindow 1 s', 1],
+    [10000, 'maxBatchingWindow 300 s', 300],
+  ])('batchSize %p with %s is fine', (batchSize, _shown, seconds) => {
+    expect(() => build({ batchSize, maxBatchingWindow: window(seconds) })).not.toThrow();
   });
 
   test('batchSize over 10 on a FIFO queue (which cannot have a window)', () => {
-    expectError(() => build({ batchSize: 11, fifo: true }), '`batchSize` must be at most 10 without `maxBatchingWindow`, got: 11.');
+    expectError(
+      () => build({ batchSize: 11, fifo: true }),
+      '`batchSize` must be at most 10 without a `maxBatchingWindow` of at least 1 s, got: batchSize 11, no maxBatchingWindow.',
+    );
   });
 
   test.each([1, 1001])('maxConcurrency %p is out of range', (maxConcurrency) => {
@@ -322,6 +348,62 @@ describe('event sources', () => {
       () => tools.addEventSource('Orders', { eventPattern: {} }),
       '`addEventSource("Orders").eventPattern` must match on at least one field, got: {}.',
     );
+  });
+
+  describe('on the reply bus', () => {
+    const loopMessage = (label: string, sources: string[]) =>
+      `\`${label}.eventPattern.source\` must not include "cdk-tool-handler" on the reply bus (\`replyBus\`): that is the ` +
+      "source of the function's own replies, which would come back in as tool calls, forever; " +
+      `got: ${JSON.stringify(sources)}.`;
+
+    test('the reply source is the runtime\'s', () => {
+      expect(REPLY_EVENT_SOURCE).toBe('cdk-tool-handler');
+    });
+
+    test('a pattern naming the reply source on the same bus is refused', () => {
+      expectError(
+        () => build({}, (stack) => {
+          const replyBus = new events.EventBus(stack, 'Replies');
+          return {
+            replyBus,
+            eventSources: [
+              { eventPattern: { source: ['agent'] } },
+              { eventBus: replyBus, eventPattern: { source: ['agent', REPLY_EVENT_SOURCE] } },
+            ],
+          };
+        }),
+        loopMessage('eventSources[1]', ['agent', REPLY_EVENT_SOURCE]),
+      );
+    });
+
+    test('a pattern naming the reply source on the default bus, when the reply bus is the default bus, is refused', () => {
+      expectError(
+        () => build({}, (stack) => ({
+          replyBus: events.EventBus.fromEventBusName(stack, 'Default', 'default'),
+          eventSources: [{ eventPattern: { source: [REPLY_EVENT_SOURCE] } }],
+        })),
+        loopMessage('eventSources[0]', [REPLY_EVENT_SOURCE]),
+      );
+    });
+
+    test('addEventSource names the source by its id', () => {
+      let replyBus: events.IEventBus | undefined;
+      const tools = build({}, (stack) => ({ replyBus: (replyBus = new events.EventBus(stack, 'Replies')) }));
+      expectError(
+        () => tools.addEventSource('Replies', { eventBus: replyBus, eventPattern: { source: [REPLY_EVENT_SOURCE] } }),
+        loopMessage('addEventSource("Replies")', [REPLY_EVENT_SOURCE]),
+      );
+    });
+
+    test.each([
+      ['another bus', (stack: Stack) => new events.EventBus(stack, 'Calls')],
+      ['the default bus', () => undefined],
+    ])('a pattern naming the reply source on %s is fine: replies never reach it', (_, ruleBus) => {
+      expect(() => build({}, (stack) => ({
+        replyBus: new events.EventBus(stack, 'Replies'),
+        eventSources: [{ eventBus: ruleBus(stack), eventPattern: { source: [REPLY_EVENT_SOURCE] } }],
+      }))).not.toThrow();
+    });
   });
 
   test('addEventSource with a taken id fails like any construct id', () => {
