@@ -11,7 +11,7 @@ export interface ToolQueueOptions {
   readonly maxReceiveCount: number;
   readonly visibilityTimeout: Duration;
   readonly encryptionKey?: kms.IKey;
-  /** Of the dead-letter queue, which holds the failed calls (the construct's `removalPolicy`). */
+  /** Of both queues, which hold calls not yet run and calls that failed (the construct's `removalPolicy`). */
   readonly removalPolicy: RemovalPolicy;
 }
 
@@ -23,9 +23,9 @@ export interface ToolQueues {
 
 /**
  * The tool-call queue: encrypted, TLS only, and a dead-letter queue after `maxReceiveCount`
- * receives, which is where the calls that the handler reports failed end up (§6). The dead-letter
- * queue follows `removalPolicy` (retained by default), so that deleting the stack does not discard
- * the failed calls in it.
+ * receives, which is where the calls that the handler reports failed end up (§6). Both follow
+ * `removalPolicy` (retained by default), so that deleting the stack discards neither the calls not
+ * yet run nor the failed ones.
  */
 export function createToolQueues(scope: Construct, options: ToolQueueOptions): ToolQueues {
   const deadLetterQueue = new sqs.Queue(scope, 'DeadLetterQueue', {
@@ -41,6 +41,7 @@ export function createToolQueues(scope: Construct, options: ToolQueueOptions): T
     enforceSSL: true,
     visibilityTimeout: options.visibilityTimeout,
     deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: options.maxReceiveCount },
+    removalPolicy: options.removalPolicy,
   });
   return { queue, deadLetterQueue };
 }

@@ -133,9 +133,9 @@ export interface ToolHandlerProps {
   readonly approvalTtl?: Duration;
 
   /**
-   * What happens to the created approvals table, log group and dead-letter queues (`deadLetterQueue`,
-   * `eventDeadLetterQueue`) when they leave the stack. Retaining keeps the approvals and the failed
-   * calls when the stack is deleted.
+   * What happens to the created approvals table, log group, queue and dead-letter queues
+   * (`queue`, `deadLetterQueue`, `eventDeadLetterQueue`) when they leave the stack. Retaining keeps
+   * the approvals, the calls not yet run and the failed calls when the stack is deleted.
    *
    * @default RemovalPolicy.RETAIN
    */

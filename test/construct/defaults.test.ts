@@ -84,11 +84,13 @@ describe('the queue', () => {
     expect(stack.resolve(tools.deadLetterQueue!.queueArn)).toEqual({ 'Fn::GetAtt': [dlqId, 'Arn'] });
   });
 
-  test('its dead-letter queue is retained when it leaves the stack, keeping the failed calls', () => {
+  test('it and its dead-letter queue are retained when they leave the stack, keeping calls not yet run and failed ones', () => {
     const dlqId = queue.resource.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0];
-    template.templateMatches({
-      Resources: { [dlqId]: { Type: 'AWS::SQS::Queue', DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' } },
-    });
+    for (const id of [queue.id, dlqId]) {
+      template.templateMatches({
+        Resources: { [id]: { Type: 'AWS::SQS::Queue', DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' } },
+      });
+    }
   });
 
   test('feeds the function 10 at a time, reporting batch item failures, with no window or concurrency cap', () => {

@@ -247,9 +247,9 @@ describe('approvals table, TTL and removal policy', () => {
     expect(onlyResource(templates.Ttl, 'AWS::Logs::LogGroup').resource.DeletionPolicy).toBe('Delete');
   });
 
-  test('removalPolicy DESTROY applies to both dead-letter queues', () => {
+  test('removalPolicy DESTROY applies to the queue and both dead-letter queues', () => {
     const { stack, tools } = built.Ttl;
-    for (const dlq of [tools.deadLetterQueue!, tools.eventDeadLetterQueue]) {
+    for (const dlq of [tools.queue, tools.deadLetterQueue!, tools.eventDeadLetterQueue]) {
       const id = stack.getLogicalId(dlq.node.defaultChild as sqs.CfnQueue);
       templates.Ttl.templateMatches({
         Resources: { [id]: { Type: 'AWS::SQS::Queue', DeletionPolicy: 'Delete', UpdateReplacePolicy: 'Delete' } },
