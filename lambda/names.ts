@@ -21,6 +21,12 @@ export const TABLE = {
   ttlAttribute: 'expiresAt',
   approvalKeyPrefix: 'approval#',
   callKeyPrefix: 'call#',
+  /**
+   * A sparse global secondary index of approval items only (keyed on `approvalId`, which call items
+   * lack): listing approvals scans it, so a reader never needs to scan the table's call items.
+   */
+  approvalsIndex: 'approvals',
+  approvalsIndexKey: 'approvalId',
 } as const;
 
 /** Attributes of an approval item that the handler writes (create, claim, release, complete). */

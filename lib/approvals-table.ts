@@ -14,10 +14,12 @@ export interface ApprovalsTableOptions {
  * The table the runtime's DynamoDB store uses (lambda/names.ts `TABLE`): approvals (`approval#...`)
  * and duplicate-suppressed calls (`call#...`) under one String partition key, no sort key, expired by
  * TTL. On demand, since tool calls come in bursts; point-in-time recovery, since approvals are an
- * audit trail; retained on stack deletion unless told otherwise.
+ * audit trail; retained on stack deletion unless told otherwise. A sparse index of approval items
+ * (keyed on `approvalId`, which call items lack) lets operators list approvals without reading the
+ * call items, which hold every tool's kept reply.
  */
 export function createApprovalsTable(scope: Construct, id: string, options: ApprovalsTableOptions): dynamodb.Table {
-  return new dynamodb.Table(scope, id, {
+  const table = new dynamodb.Table(scope, id, {
     partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
     billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
     timeToLiveAttribute: TABLE.ttlAttribute,
@@ -28,6 +30,12 @@ export function createApprovalsTable(scope: Construct, id: string, options: Appr
     encryptionKey: options.encryptionKey,
     removalPolicy: options.removalPolicy,
   });
+  table.addGlobalSecondaryIndex({
+    indexName: TABLE.approvalsIndex,
+    partitionKey: { name: TABLE.approvalsIndexKey, type: dynamodb.AttributeType.STRING },
+    projectionType: dynamodb.ProjectionType.ALL,
+  });
+  return table;
 }
 
 /**
@@ -40,7 +48,8 @@ export function checkGivenTable(scope: Construct, table: dynamodb.ITable): void 
     Annotations.of(scope).addWarningV2(
       'cdk-tool-handler:approvalsTableUnchecked',
       `The key schema and TTL of \`approvalsTable\` cannot be checked: it needs a String partition key "${TABLE.partitionKey}", ` +
-        `no sort key, and TTL on "${TABLE.ttlAttribute}".`,
+        `no sort key, TTL on "${TABLE.ttlAttribute}", and for listing approvals a global secondary index ` +
+        `"${TABLE.approvalsIndex}" keyed on the String "${TABLE.approvalsIndexKey}".`,
     );
     return;
   }
@@ -59,6 +68,13 @@ export function checkGivenTable(scope: Construct, table: dynamodb.ITable): void 
         `got: partition key ${describe(partitionKeys)}${sortKey}.`,
     );
   }
+  if (!hasApprovalsIndex(table)) {
+    Annotations.of(scope).addWarningV2(
+      'cdk-tool-handler:approvalsTableIndex',
+      `\`approvalsTable\` has no global secondary index "${TABLE.approvalsIndex}" keyed on the String ` +
+        `"${TABLE.approvalsIndexKey}": listing approvals (\`list\`, \`grantReadApprovals\`, \`grantDecide\`) will fail.`,
+    );
+  }
   const cfn = table.node.defaultChild as dynamodb.CfnTable;
   const ttl = cfn.timeToLiveSpecification as dynamodb.CfnTable.TimeToLiveSpecificationProperty | undefined;
   const ttlAttribute = ttl && !Token.isUnresolved(ttl) && ttl.enabled !== false ? ttl.attributeName : undefined;
@@ -68,5 +84,14 @@ export function checkGivenTable(scope: Construct, table: dynamodb.ITable): void 
       `\`approvalsTable\` should have TTL on "${TABLE.ttlAttribute}", got: ${ttlAttribute ?? 'no TTL'}. ` +
         'Without it, expired approvals and kept replies are never deleted (the handler still treats them as gone).',
     );
+  }
+}
+
+function hasApprovalsIndex(table: dynamodb.Table): boolean {
+  try {
+    const { partitionKey, sortKey } = table.schema(TABLE.approvalsIndex);
+    return partitionKey?.name === TABLE.approvalsIndexKey && partitionKey.type === dynamodb.AttributeType.STRING && !sortKey;
+  } catch {
+    return false; // schema() throws for an index the table does not have
   }
 }

@@ -19,10 +19,10 @@ import { APPROVAL_ATTRIBUTES, DECISION_ATTRIBUTES, TABLE } from '../lambda/names
  *   open: the handler needs `ALL_OLD` / `ALL_NEW`.
  * - `dynamodb:LeadingKeys` is the partition key value(s) of the request; AWS requires the
  *   `ForAllValues` qualifier with it. A Scan has no partition key value, so a `ForAllValues`
- *   condition on it holds vacuously: a Scan cannot be limited to approval items, and reads call
- *   items (`call#...`, the kept replies of every tool) too. Readers get Scan only because listing
- *   approvals needs it; GetItem is limited to approval items, and no one gets Query (the store never
- *   queries).
+ *   condition on it holds vacuously: a Scan of the table cannot be limited to approval items. So
+ *   readers scan only the sparse approvals index (`TABLE.approvalsIndex`), which holds approval
+ *   items and never call items (`call#...`, the kept replies of every tool); GetItem is limited to
+ *   approval items, and no one gets Query (the store never queries).
  */
 
 /** The attributes only approvers write. */
@@ -105,10 +105,7 @@ export function handlerTableStatements(table: dynamodb.ITable): iam.PolicyStatem
   ];
 }
 
-/**
- * Reads of approvals (`get`, `list`): GetItem of approval items, and Scan of the table, which (see
- * above) reads call items too.
- */
+/** Reads of approvals (`get`, `list`): GetItem of approval items, and Scan of the approvals index. */
 export function grantReadApprovals(grantee: iam.IGrantable, table: dynamodb.ITable, key: kms.IKey | undefined): iam.Grant {
   const grant = readApprovals(grantee, table);
   key?.grantDecrypt(grantee);
@@ -136,7 +133,7 @@ export function grantDecide(grantee: iam.IGrantable, table: dynamodb.ITable, key
   return read.combine(decide);
 }
 
-/** GetItem of approval items, and Scan of the table (which no condition can limit to them). */
+/** GetItem of approval items, and Scan of the approvals index (which holds nothing else). */
 function readApprovals(grantee: iam.IGrantable, table: dynamodb.ITable): iam.Grant {
   const get = iam.Grant.addToPrincipal({
     grantee,
@@ -147,7 +144,7 @@ function readApprovals(grantee: iam.IGrantable, table: dynamodb.ITable): iam.Gra
   const scan = iam.Grant.addToPrincipal({
     grantee,
     actions: ['dynamodb:Scan'],
-    resourceArns: [table.tableArn],
+    resourceArns: [`${table.tableArn}/index/${TABLE.approvalsIndex}`],
   });
   return get.combine(scan);
 }

@@ -58,7 +58,7 @@ async function handleRecord(record: SQSRecord, invocation: Invocation): Promise<
 }
 
 function isFifo(records: readonly SQSRecord[]): boolean {
-  return records.length > 0 && records[0].eventSourceARN.endsWith('.fifo');
+  return records.length > 0 && records[0].eventSourceARN?.endsWith('.fifo') === true;
 }
 
 function groupsOf(records: readonly SQSRecord[]): SQSRecord[][] {

@@ -90,7 +90,10 @@ async function decideOnce(
   return {};
 }
 
-/** Approvals not expired, oldest first: a paginated Scan, for operators. */
+/**
+ * Approvals not expired, oldest first, for operators: a paginated Scan of the approvals index (so
+ * that readers need no access to the call items), eventually consistent as every index read is.
+ */
 export async function listApprovals(table: TableContext, input?: ListApprovalsInput): Promise<ApprovalRecord[]> {
   const e = new Expression();
   const filter = [
@@ -106,7 +109,7 @@ export async function listApprovals(table: TableContext, input?: ListApprovalsIn
         new ScanCommand({
           TableName: table.tableName,
           FilterExpression: filter,
-          ConsistentRead: true,
+          IndexName: TABLE.approvalsIndex,
           ExclusiveStartKey,
           ...e.params(),
         }),

@@ -143,10 +143,20 @@ describe('the event dead-letter queue', () => {
 describe('the approvals table', () => {
   const table = onlyResource(template, 'AWS::DynamoDB::Table');
 
-  test('has the store layout: String partition key pk, no sort key, TTL on expiresAt', () => {
+  test('has the store layout: String partition key pk, no sort key, TTL on expiresAt, the sparse approvals index', () => {
     expect(table.resource.Properties).toMatchObject({
       KeySchema: [{ AttributeName: TABLE.partitionKey, KeyType: 'HASH' }],
-      AttributeDefinitions: [{ AttributeName: TABLE.partitionKey, AttributeType: 'S' }],
+      AttributeDefinitions: [
+        { AttributeName: TABLE.partitionKey, AttributeType: 'S' },
+        { AttributeName: TABLE.approvalsIndexKey, AttributeType: 'S' },
+      ],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: TABLE.approvalsIndex,
+          KeySchema: [{ AttributeName: TABLE.approvalsIndexKey, KeyType: 'HASH' }],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
       TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true },
     });
   });

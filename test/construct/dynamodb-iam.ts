@@ -12,6 +12,8 @@
 
 export interface RequestContext {
   readonly action: string;
+  /** What the request reads or writes: `table`, or `index/<name>` for a request with `IndexName`. */
+  readonly resource: string;
   readonly leadingKeys: string[];
   readonly attributes: string[];
   readonly returnValues?: string;
@@ -38,7 +40,8 @@ export function requestContext(command: string, input: Record<string, any>): Req
     if (typeof input[field] === 'string') for (const name of topLevelNames(input[field], names)) attributes.add(name);
   }
   const leadingKeys = key ? Object.values(key).slice(0, 1).map(scalar) : [];
-  return { action, leadingKeys, attributes: [...attributes], returnValues: input.ReturnValues ?? 'NONE' };
+  const resource = typeof input.IndexName === 'string' ? `index/${input.IndexName}` : 'table';
+  return { action, resource, leadingKeys, attributes: [...attributes], returnValues: input.ReturnValues ?? 'NONE' };
 }
 
 const OPERATIONS: Record<string, string> = {
@@ -77,8 +80,15 @@ function topLevelNames(expression: string, names: Record<string, string>): strin
   return found;
 }
 
-/** Decides `request` against `statements` (already limited to the table's resource). */
-export function evaluate(statements: any[], request: RequestContext): Decision {
+/** A policy statement with the table resource it names (`table` or `index/<name>`). */
+export interface ScopedStatement {
+  readonly resource: string;
+  readonly statement: any;
+}
+
+/** Decides `request` against the statements on the table and its indexes. */
+export function evaluate(scoped: ScopedStatement[], request: RequestContext): Decision {
+  const statements = scoped.filter((s) => s.resource === request.resource).map((s) => s.statement);
   const matching = statements.filter((s) => actions(s).some((a) => matches(a, request.action)) && conditionsHold(s.Condition ?? {}, request));
   if (matching.some((s) => s.Effect === 'Deny')) return 'explicitly denied';
   if (matching.some((s) => s.Effect === 'Allow')) return 'allowed';

@@ -4,7 +4,7 @@ import { TABLE } from '../../lambda/names';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
 import { createTestTable } from '../support/dynamo';
 import { recordRequests, type RequestRecorder } from '../support/sdk-middleware';
-import { evaluate, requestContext, type RequestContext } from './dynamodb-iam';
+import { evaluate, requestContext, type RequestContext, type ScopedStatement } from './dynamodb-iam';
 import { actionsOf, onlyResource, statementsOfRole, toolStack, unbundledApp } from './helpers';
 
 /**
@@ -21,10 +21,18 @@ tools.grantReadApprovals(reader);
 const template = Template.fromStack(stack);
 const tableArn = { 'Fn::GetAtt': [onlyResource(template, 'AWS::DynamoDB::Table').id, 'Arn'] };
 
-function tableStatements(roleLogicalId: string): any[] {
-  return statementsOfRole(template, roleLogicalId).filter(
-    (s) => JSON.stringify(s.Resource) === JSON.stringify(tableArn) && actionsOf(s).some((a) => a.startsWith('dynamodb:')),
-  );
+const resources: Record<string, unknown> = {
+  table: tableArn,
+  [`index/${TABLE.approvalsIndex}`]: { 'Fn::Join': ['', [tableArn, `/index/${TABLE.approvalsIndex}`]] },
+};
+
+/** The role's DynamoDB statements on the table or its indexes, each with the resource it names. */
+function tableStatements(roleLogicalId: string): ScopedStatement[] {
+  return statementsOfRole(template, roleLogicalId).flatMap((statement) => {
+    if (!actionsOf(statement).some((a) => a.startsWith('dynamodb:'))) return [];
+    const resource = Object.keys(resources).find((name) => JSON.stringify(resources[name]) === JSON.stringify(statement.Resource));
+    return resource ? [{ resource, statement }] : [];
+  });
 }
 const roleIdOf = (role: iam.Role) => stack.getLogicalId(role.node.defaultChild as iam.CfnRole);
 const policies = {
@@ -126,6 +134,7 @@ describe('the model', () => {
     });
     expect(request).toEqual({
       action: 'dynamodb:UpdateItem',
+      resource: 'table',
       leadingKeys: ['approval#x'],
       attributes: ['pk', 'a', 'b', 'd', 'f', 'g'],
       returnValues: 'ALL_NEW',
@@ -156,12 +165,14 @@ describe('the model', () => {
     expect(evaluate(policies[who], { ...request, leadingKeys: [`${TABLE.approvalKeyPrefix}x`] })).toBe('denied by default');
   });
 
-  test('a Scan has no leading key, so no condition on it can keep readers from call items: only approvers and readers get it', () => {
-    const scan = requestContext('ScanCommand', {});
-    expect(scan.leadingKeys).toEqual([]);
-    expect(evaluate(policies.reader, scan)).toBe('allowed');
-    expect(evaluate(policies.approver, scan)).toBe('allowed');
-    expect(evaluate(policies.handler, scan)).toBe('denied by default');
+  test('a Scan has no leading key, so readers scan only the approvals index, never the table with its call items', () => {
+    const scanTable = requestContext('ScanCommand', {});
+    expect(scanTable.leadingKeys).toEqual([]);
+    for (const who of ['reader', 'approver', 'handler'] as const) expect(evaluate(policies[who], scanTable)).toBe('denied by default');
+    const scanIndex = requestContext('ScanCommand', { IndexName: TABLE.approvalsIndex });
+    expect(evaluate(policies.reader, scanIndex)).toBe('allowed');
+    expect(evaluate(policies.approver, scanIndex)).toBe('allowed');
+    expect(evaluate(policies.handler, scanIndex)).toBe('denied by default');
   });
 
   test('the handler may not touch other partitions', () => {

@@ -50,6 +50,7 @@ const ids = (template: Template) => ({
 });
 const roleId = (stack: Stack, role: iam.Role) => stack.getLogicalId(role.node.defaultChild as iam.CfnRole);
 const tableArn = (template: Template) => ({ 'Fn::GetAtt': [ids(template).table, 'Arn'] });
+const approvalsIndexArn = (template: Template) => ({ 'Fn::Join': ['', [tableArn(template), `/index/${TABLE.approvalsIndex}`]] });
 const decisions = Object.values(DECISION_ATTRIBUTES);
 const onlyApprovals = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.approvalKeyPrefix}*`] } };
 const kmsOf = (statements: any[]) => statements.filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')));
@@ -146,7 +147,7 @@ describe('grantDecide', () => {
   test('gets approval items, scans, and updates approval items naming only the decision attributes and what decide tests', () => {
     expect(statements()).toEqual([
       { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: tableArn(t), Condition: onlyApprovals },
-      { Effect: 'Allow', Action: 'dynamodb:Scan', Resource: tableArn(t) },
+      { Effect: 'Allow', Action: 'dynamodb:Scan', Resource: approvalsIndexArn(t) },
       {
         Effect: 'Allow',
         Action: 'dynamodb:UpdateItem',
@@ -178,10 +179,10 @@ describe('grantDecide', () => {
 });
 
 describe('grantReadApprovals', () => {
-  test('GetItem of approval items and Scan of the table, nothing else (no Query)', () => {
+  test('GetItem of approval items and Scan of the approvals index, nothing else (no Query, no table Scan)', () => {
     expect(statementsOfRole(t, roleId(plain.stack, plain.grantees.reader))).toEqual([
       { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: tableArn(t), Condition: onlyApprovals },
-      { Effect: 'Allow', Action: 'dynamodb:Scan', Resource: tableArn(t) },
+      { Effect: 'Allow', Action: 'dynamodb:Scan', Resource: approvalsIndexArn(t) },
     ]);
   });
 

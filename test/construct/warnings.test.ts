@@ -28,6 +28,14 @@ build('ImportedTable', {}, (stack) => ({ approvalsTable: dynamodb.Table.fromTabl
 build('TableWithoutTtl', {}, (stack) => ({
   approvalsTable: new dynamodb.Table(stack, 'T', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } }),
 }));
+build('TableWithTtlAndIndex', {}, (stack) => {
+  const table = new dynamodb.Table(stack, 'T', {
+    partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+    timeToLiveAttribute: 'expiresAt',
+  });
+  table.addGlobalSecondaryIndex({ indexName: 'approvals', partitionKey: { name: 'approvalId', type: dynamodb.AttributeType.STRING } });
+  return { approvalsTable: table };
+});
 build('ZeroMargin', { margin: Duration.seconds(0) });
 build('ImportedKey', { eventSources: [{ eventPattern: { source: ['a'] } }] }, (stack) => ({
   encryptionKey: kms.Key.fromKeyArn(stack, 'K', 'arn:aws:kms:us-east-1:123456789012:key/11111111-2222-3333-4444-555555555555'),
@@ -70,13 +78,20 @@ test('a queue in this app with the recommended visibility timeout and a dead-let
 
 test('an imported table: its key schema and TTL cannot be checked', () => {
   expect(warnings('ImportedTable')).toEqual([
-    'The key schema and TTL of `approvalsTable` cannot be checked: it needs a String partition key "pk", no sort key, and TTL on "expiresAt". ' +
+    'The key schema and TTL of `approvalsTable` cannot be checked: it needs a String partition key "pk", no sort key, TTL on "expiresAt", ' +
+      'and for listing approvals a global secondary index "approvals" keyed on the String "approvalId". ' +
       '[ack: cdk-tool-handler:approvalsTableUnchecked]',
   ]);
 });
 
-test('a table in this app without TTL', () => {
+test('a table in this app with TTL and the approvals index: nothing to warn of', () => {
+  expect(warnings('TableWithTtlAndIndex')).toEqual([]);
+});
+
+test('a table in this app without TTL nor the approvals index', () => {
   expect(warnings('TableWithoutTtl')).toEqual([
+    '`approvalsTable` has no global secondary index "approvals" keyed on the String "approvalId": listing approvals ' +
+      '(`list`, `grantReadApprovals`, `grantDecide`) will fail. [ack: cdk-tool-handler:approvalsTableIndex]',
     '`approvalsTable` should have TTL on "expiresAt", got: no TTL. Without it, expired approvals and kept replies are never deleted ' +
       '(the handler still treats them as gone). [ack: cdk-tool-handler:approvalsTableTtl]',
   ]);

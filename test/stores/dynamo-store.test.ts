@@ -358,6 +358,20 @@ describe('item layout', () => {
   });
 });
 
+describe('listing approvals', () => {
+  test('scans the sparse approvals index, never the table with its call items', async () => {
+    await store.create(approval());
+    const begun = await store.begin(key, lease);
+    if (begun.state !== 'started') throw new Error('expected started');
+    await store.finish(key, begun.token, { status: 'ok', result: 'secret' });
+    requests.reset();
+    expect((await store.list()).map((record) => record.approvalId)).toEqual(['apr_1']);
+    const scans = requests.sent.filter((sent) => sent.command === 'ScanCommand');
+    expect(scans.length).toBeGreaterThan(0);
+    for (const scan of scans) expect(scan.input.IndexName).toBe(TABLE.approvalsIndex);
+  });
+});
+
 describe('decision attributes', () => {
   const decisionNames: string[] = Object.values(DECISION_ATTRIBUTES);
 

@@ -42,8 +42,8 @@ export function testDocumentClient(options: TestClientOptions = {}): DynamoDBDoc
 }
 
 /**
- * Creates a uniquely named table with the construct's key schema (string partition key `pk`,
- * on-demand) and returns its name with a client pointed at it.
+ * Creates a uniquely named table with the construct's key schema (string partition key `pk`, the
+ * sparse approvals index, on-demand) and returns its name with a client pointed at it.
  */
 export async function createTestTable(
   options: TestClientOptions = {},
@@ -53,8 +53,18 @@ export async function createTestTable(
   await client.send(
     new CreateTableCommand({
       TableName: tableName,
-      AttributeDefinitions: [{ AttributeName: TABLE.partitionKey, AttributeType: 'S' }],
+      AttributeDefinitions: [
+        { AttributeName: TABLE.partitionKey, AttributeType: 'S' },
+        { AttributeName: TABLE.approvalsIndexKey, AttributeType: 'S' },
+      ],
       KeySchema: [{ AttributeName: TABLE.partitionKey, KeyType: 'HASH' }],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: TABLE.approvalsIndex,
+          KeySchema: [{ AttributeName: TABLE.approvalsIndexKey, KeyType: 'HASH' }],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
       BillingMode: 'PAY_PER_REQUEST',
     }),
   );
