@@ -137,8 +137,8 @@ export class ToolExecutor {
       callId: envelope.callId,
       fingerprint,
     });
-    if (!outcome.created && outcome.fingerprint !== fingerprint) throw sameIdsOtherCall(envelope);
     const record = outcome.record;
+    if (!outcome.created && record.fingerprint !== fingerprint) throw sameIdsOtherCall(envelope);
     if (record.status === 'denied') throw denied(record);
     if (record.completedAt !== undefined || isClaimed(record)) return alreadyDone(record);
     const reply: PendingApprovalReply = {

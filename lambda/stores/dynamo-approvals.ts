@@ -57,7 +57,7 @@ export async function createApproval(table: TableContext, input: CreateApprovalI
   }
   const old = outcome.value;
   if (!old) {
-    return { created: true, record: toApprovalRecord({ ...Key, ...fields }), fingerprint: input.fingerprint };
+    return { created: true, record: toApprovalRecord({ ...Key, ...fields }) };
   }
   if (isExpired(old, now)) {
     // Its decision attributes are the approver's: the handler may not erase them to start afresh.
@@ -65,7 +65,7 @@ export async function createApproval(table: TableContext, input: CreateApprovalI
       `The approval ${input.approvalId} for this call expired; send the call again with a new run_id or call_id.`,
     );
   }
-  return { created: false, record: toApprovalRecord(old), fingerprint: String(old[A.fingerprint]) };
+  return { created: false, record: toApprovalRecord(old) };
 }
 
 /** A consistent read; an expired item counts as absent. */

@@ -20,7 +20,6 @@ import type {
 
 interface StoredApproval {
   record: ApprovalRecord;
-  fingerprint: string;
   claimToken?: string;
 }
 
@@ -57,7 +56,7 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
           `The approval ${input.approvalId} for this call expired; send the call again with a new run_id or call_id.`,
         );
       }
-      return { created: false, record: existing.record, fingerprint: existing.fingerprint };
+      return { created: false, record: existing.record };
     }
     const createdAt = this.now();
     const record: ApprovalRecord = {
@@ -73,8 +72,8 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
       expiresAt: createdAt + this.ttlMs,
       hasResult: false,
     };
-    this.approvals.set(input.approvalId, { record, fingerprint: input.fingerprint });
-    return { created: true, record, fingerprint: input.fingerprint };
+    this.approvals.set(input.approvalId, { record });
+    return { created: true, record };
   }
 
   async get(approvalId: string): Promise<ApprovalRecord | undefined> {
@@ -87,13 +86,13 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
     if (stored.record.status !== 'pending') {
       throw new ToolUsageError(`Approval ${approvalId} is already decided (${stored.record.status}).`);
     }
-    if (decision.fingerprint !== undefined && decision.fingerprint !== stored.fingerprint) throw changedSinceSeen(approvalId);
+    if (decision.fingerprint !== undefined && decision.fingerprint !== stored.record.fingerprint) throw changedSinceSeen(approvalId);
     stored.record = {
       ...stored.record,
       status: decision.approved ? 'approved' : 'denied',
       decidedBy: decision.by,
       decidedAt: this.now(),
-      decidedFingerprint: stored.fingerprint,
+      decidedFingerprint: stored.record.fingerprint,
       ...(decision.reason === undefined ? {} : { reason: decision.reason }),
     };
     return stored.record;

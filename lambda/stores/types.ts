@@ -50,9 +50,8 @@ export interface CreateApprovalInput {
 export interface CreateApprovalOutcome {
   /** True when this call created it; false when it already existed. */
   readonly created: boolean;
+  /** The approval as it stands; its `fingerprint` is the one it was first created with. */
   readonly record: ApprovalRecord;
-  /** The fingerprint the existing approval was created with. */
-  readonly fingerprint: string;
 }
 
 export interface DecideInput {
