@@ -1,5 +1,4 @@
-import { TOOL_NAME_PATTERN } from './names';
-import { ENV } from './names';
+import { ENV, TOOL_NAME_PATTERN } from './names';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -27,18 +26,22 @@ export function readSeconds(name: string, options: { allowZero: boolean }, env: 
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return undefined;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0 || (value === 0 && !options.allowZero)) {
-    const range = options.allowZero ? 'zero or more' : 'more than zero';
-    throw new Error(`${name} must be a number of seconds, ${range}, got: ${JSON.stringify(raw)}.`);
-  }
+  if (!isSeconds(value, options)) throw new Error(`${name} must be a number of seconds, ${range(options)}, got: ${JSON.stringify(raw)}.`);
   return value;
 }
 
 /** Checks a seconds option given in code the same way. */
 export function checkSeconds(name: string, value: number, options: { allowZero: boolean }): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (value === 0 && !options.allowZero)) {
-    const range = options.allowZero ? 'zero or more' : 'more than zero';
-    throw new Error(`toolHandler: \`${name}\` must be a number of seconds, ${range}, got: ${String(value)}.`);
+  if (!isSeconds(value, options)) {
+    throw new Error(`toolHandler: \`${name}\` must be a number of seconds, ${range(options)}, got: ${String(value)}.`);
   }
   return value;
+}
+
+function isSeconds(value: unknown, options: { allowZero: boolean }): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 && (value > 0 || options.allowZero);
+}
+
+function range(options: { allowZero: boolean }): string {
+  return options.allowZero ? 'zero or more' : 'more than zero';
 }

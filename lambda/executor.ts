@@ -4,7 +4,6 @@ import {
   ApprovalDenied,
   ApprovalNotFound,
   CallInProgress,
-  ToolHandlerError,
   ToolNotFound,
   ToolTimeout,
   ToolUsageError,
@@ -269,7 +268,7 @@ function sameIdsOtherCall(envelope: CallEnvelope): ToolUsageError {
 
 function logStoreFailure(operation: string, call: { runId: string; callId: string }) {
   return (error: unknown) => {
-    const message = error instanceof ToolHandlerError || error instanceof Error ? error.message : String(error);
+    const message = error instanceof Error ? error.message : String(error);
     logWarning(`state store ${operation} failed after the tool ran`, { run_id: call.runId, call_id: call.callId, error: message });
   };
 }

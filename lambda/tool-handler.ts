@@ -60,11 +60,15 @@ export function toolHandler(executorOrTools: ToolExecutor | readonly Tool<any>[]
 }
 
 function resolveSettings(executor: ToolExecutor, options: ToolHandlerOptions): HandlerSettings {
-  const timeouts = [readSeconds(ENV.timeoutSeconds, { allowZero: false }), optionSeconds('timeout', options.timeout, false)];
-  const margins = [readSeconds(ENV.marginSeconds, { allowZero: true }), optionSeconds('margin', options.margin, true)];
-  const given = (values: Array<number | undefined>) => values.filter((v): v is number => v !== undefined);
-  const timeoutS = Math.min(...given(timeouts), ...(given(timeouts).length ? [] : [DEFAULT_TIMEOUT_S]));
-  const marginS = Math.max(...given(margins), ...(given(margins).length ? [] : [DEFAULT_MARGIN_S]));
+  // Where both the environment and the code give a value, the stricter wins.
+  const timeoutS = stricter(Math.min, DEFAULT_TIMEOUT_S, [
+    readSeconds(ENV.timeoutSeconds, { allowZero: false }),
+    optionSeconds('timeout', options.timeout, false),
+  ]);
+  const marginS = stricter(Math.max, DEFAULT_MARGIN_S, [
+    readSeconds(ENV.marginSeconds, { allowZero: true }),
+    optionSeconds('margin', options.margin, true),
+  ]);
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new Error(`toolHandler: \`concurrency\` must be a whole number of at least 1, got: ${String(concurrency)}.`);
@@ -77,6 +81,11 @@ function resolveSettings(executor: ToolExecutor, options: ToolHandlerOptions): H
     concurrency,
     replies: options.replies === false ? undefined : (options.replies ?? envReplyPublisher()),
   };
+}
+
+function stricter(pick: (...values: number[]) => number, fallback: number, values: Array<number | undefined>): number {
+  const given = values.filter((value): value is number => value !== undefined);
+  return given.length > 0 ? pick(...given) : fallback;
 }
 
 function optionSeconds(name: string, value: number | undefined, allowZero: boolean): number | undefined {
