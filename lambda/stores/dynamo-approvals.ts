@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { storeUnavailable, ToolUsageError } from '../errors';
+import { logWarning } from '../log';
 import { APPROVAL_ATTRIBUTES as A, HANDLER_OWNER, TABLE } from '../names';
 import { Expression } from './dynamo-expression';
 import {
@@ -22,7 +23,7 @@ import {
   utf8Bytes,
 } from './dynamo-items';
 import { read, write } from './dynamo-send';
-import { type TableContext, warnTooLarge } from './dynamo-table';
+import type { TableContext } from './dynamo-table';
 import { upsertIfAbsent } from './dynamo-upsert';
 import type { ApprovalRecord, ClaimInput, ClaimOutcome, CreateApprovalInput, CreateApprovalOutcome } from './types';
 
@@ -162,7 +163,7 @@ export async function completeApproval(
     const outcome = await writeCompletion(table, approvalId, token, json);
     if (outcome.ok || outcome.refusal === 'condition') return;
   }
-  warnTooLarge('The result was too large to keep in the approval item; the approval is completed without it.', {
+  logWarning('The result was too large to keep in the approval item; the approval is completed without it.', {
     approval_id: approvalId,
     result_bytes: resultBytes,
     limit_bytes: MAX_ITEM_BYTES,

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { storeUnavailable } from '../errors';
+import { logWarning } from '../log';
 import { CALL_ATTRIBUTES as C, TABLE } from '../names';
 import { Expression } from './dynamo-expression';
 import {
@@ -22,7 +23,7 @@ import {
   utf8Bytes,
 } from './dynamo-items';
 import { write } from './dynamo-send';
-import { type TableContext, warnTooLarge } from './dynamo-table';
+import type { TableContext } from './dynamo-table';
 import { upsertIfAbsent } from './dynamo-upsert';
 import type { BeginInput, BeginOutcome, CallKey } from './types';
 
@@ -130,7 +131,7 @@ function keptReply(reply: unknown, room: number, key: CallKey): string {
     const json = JSON.stringify({ ...rest, result_omitted: 'the result was too large to keep for redeliveries' });
     if (utf8Bytes(json) <= room) kept = json;
   }
-  warnTooLarge('The reply was too large to keep for redeliveries; it is kept without its result.', {
+  logWarning('The reply was too large to keep for redeliveries; it is kept without its result.', {
     run_id: key.runId,
     call_id: key.callId,
     limit_bytes: MAX_ITEM_BYTES,

@@ -26,8 +26,3 @@ export function tableContext(props: {
     now: props.now,
   };
 }
-
-/** Logs one JSON line that says a value was too large to keep (never the value itself). */
-export function warnTooLarge(message: string, fields: Record<string, unknown>): void {
-  console.warn(JSON.stringify({ level: 'WARN', message, ...fields }));
-}

@@ -250,9 +250,10 @@ test('a DynamoDB endpoint that never answers: the request times out as a retryab
 });
 
 describe('item limits', () => {
+  // The runtime's warning lines: one JSON line each on stdout.
   let warn: jest.SpyInstance;
   beforeEach(() => {
-    warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    warn = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
   });
   afterEach(() => warn.mockRestore());
 
@@ -383,7 +384,7 @@ describe('decision attributes', () => {
   }
 
   test('no handler operation writes them; only decide does', async () => {
-    jest.spyOn(console, 'warn').mockImplementationOnce(() => undefined); // the too-large result below
+    jest.spyOn(process.stdout, 'write').mockImplementationOnce(() => true); // the too-large result below
     await store.create(approval());
     await store.create(approval());
     const claimPending = await store.claim('apr_1', { until: T0 + 30_000 });
