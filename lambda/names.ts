@@ -14,21 +14,6 @@ export const ENV = {
   replyBus: 'TOOL_HANDLER_REPLY_BUS',
 } as const;
 
-/** The approvals table: one string partition key, no sort key, one TTL attribute. */
-export const TABLE = {
-  partitionKey: 'pk',
-  /** Epoch seconds; DynamoDB's TTL deletes the item some time after it. */
-  ttlAttribute: 'expiresAt',
-  approvalKeyPrefix: 'approval#',
-  callKeyPrefix: 'call#',
-  /**
-   * A sparse global secondary index of approval items only (keyed on `approvalId`, which call items
-   * lack): listing approvals scans it, so a reader never needs to scan the table's call items.
-   */
-  approvalsIndex: 'approvals',
-  approvalsIndexKey: 'approvalId',
-} as const;
-
 /** Attributes of an approval item that the handler writes (create, claim, release, complete). */
 export const APPROVAL_ATTRIBUTES = {
   kind: 'kind',
@@ -44,6 +29,21 @@ export const APPROVAL_ATTRIBUTES = {
   claimedUntil: 'claimedUntil',
   completedAt: 'completedAt',
   result: 'result',
+} as const;
+
+/** The approvals table: one string partition key, no sort key, one TTL attribute. */
+export const TABLE = {
+  partitionKey: 'pk',
+  /** Epoch seconds; DynamoDB's TTL deletes the item some time after it. */
+  ttlAttribute: 'expiresAt',
+  approvalKeyPrefix: 'approval#',
+  callKeyPrefix: 'call#',
+  /**
+   * A sparse global secondary index of approval items only (keyed on `approvalId`, which call items
+   * lack): listing approvals scans it, so a reader never needs to scan the table's call items.
+   */
+  approvalsIndex: 'approvals',
+  approvalsIndexKey: APPROVAL_ATTRIBUTES.approvalId,
 } as const;
 
 /**
