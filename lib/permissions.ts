@@ -73,19 +73,19 @@ export function handlerTableStatements(table: dynamodb.ITable): iam.PolicyStatem
       sid: 'ToolHandlerGetApprovals',
       actions: ['dynamodb:GetItem'],
       resources,
-      conditions: onlyApprovalItems(),
+      conditions: onlyItems(APPROVAL_KEYS),
     }),
     new iam.PolicyStatement({
       sid: 'ToolHandlerUpdateItems',
       actions: ['dynamodb:UpdateItem'],
       resources,
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [APPROVAL_KEYS, CALL_KEYS] } },
+      conditions: onlyItems(APPROVAL_KEYS, CALL_KEYS),
     }),
     new iam.PolicyStatement({
       sid: 'ToolHandlerDeleteCallRecords',
       actions: ['dynamodb:DeleteItem'],
       resources,
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [CALL_KEYS] } },
+      conditions: onlyItems(CALL_KEYS),
     }),
     new iam.PolicyStatement({
       sid: 'ToolHandlerNeverWritesDecisions',
@@ -126,7 +126,7 @@ export function grantDecide(grantee: iam.IGrantable, table: dynamodb.ITable, key
     resourceArns: [table.tableArn],
     conditions: {
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': DECIDE_ATTRIBUTE_NAMES },
-      ...onlyApprovalItems(),
+      ...onlyItems(APPROVAL_KEYS),
     },
   });
   key?.grantEncryptDecrypt(grantee);
@@ -139,7 +139,7 @@ function readApprovals(grantee: iam.IGrantable, table: dynamodb.ITable): iam.Gra
     grantee,
     actions: ['dynamodb:GetItem'],
     resourceArns: [table.tableArn],
-    conditions: onlyApprovalItems(),
+    conditions: onlyItems(APPROVAL_KEYS),
   });
   const scan = iam.Grant.addToPrincipal({
     grantee,
@@ -149,6 +149,7 @@ function readApprovals(grantee: iam.IGrantable, table: dynamodb.ITable): iam.Gra
   return get.combine(scan);
 }
 
-function onlyApprovalItems(): { [operator: string]: { [key: string]: string[] } } {
-  return { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [APPROVAL_KEYS] } };
+/** Limits a statement to items whose partition key matches one of `patterns` (AWS requires `ForAllValues`). */
+function onlyItems(...patterns: string[]): { [operator: string]: { [key: string]: string[] } } {
+  return { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': patterns } };
 }
