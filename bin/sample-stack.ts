@@ -31,9 +31,9 @@ export class SampleStack extends Stack {
 
     const approver = new iam.Role(this, 'ApproverRole', {
       assumedBy: new iam.AccountRootPrincipal(),
-      description: 'A human approver: reads approvals and writes decisions, nothing else.',
+      description: 'A human approver: lists, reads and decides approvals through the approvals API, nothing else.',
     });
-    this.tools.grantDecide(approver);
+    this.tools.grantApprove(approver);
 
     Validations.of(this.tools.lambdaFunction).acknowledge({
       id: 'AwsSolutions-L1',

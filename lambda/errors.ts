@@ -82,11 +82,16 @@ export class CallInProgress extends AdapterError {
   }
 }
 
-/** Wraps an unreachable or throttled store as a retryable `AdapterError`. */
-export function storeUnavailable(operation: string, cause: unknown): AdapterError {
+/** The state store or the approvals engine is throttled, failing or unreachable; retrying helps. */
+export class StoreUnavailable extends AdapterError {
+  override readonly name: string = 'StoreUnavailable';
+  constructor(message: string, options?: ToolHandlerErrorOptions) {
+    super(message, { ...options, retryable: true });
+  }
+}
+
+/** Wraps an unreachable or throttled store as a `StoreUnavailable`. */
+export function storeUnavailable(operation: string, cause: unknown): StoreUnavailable {
   const detail = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
-  return new AdapterError(`The state store failed during ${operation} (${detail}); retry later.`, {
-    cause,
-    retryable: true,
-  });
+  return new StoreUnavailable(`The state store failed during ${operation} (${detail}); retry later.`, { cause });
 }

@@ -8,13 +8,14 @@ import {
   ToolTimeout,
   ToolUsageError,
 } from './errors';
+import { randomUUID } from 'node:crypto';
 import { approvalIdFor, callFingerprint } from './ids';
 import { logWarning } from './log';
 import type { AlreadyDoneReply, CallIdentity, OkReply, PendingApprovalReply, Reply } from './reply';
 import { runTool } from './run-tool';
-import { defaultApprovalStore } from './stores/default';
+import { defaultStores, ownerFrom } from './stores/default';
 import { HANDLER_OWNER } from './names';
-import { isCallStore, type ApprovalRecord, type ApprovalStore, type CallStore } from './stores/types';
+import { isCallStore, type ApprovalRecord, type ApprovalRunner, type CallStore } from './stores/types';
 import type { Tool } from './tool';
 
 export interface ToolExecutorOptions {
@@ -22,14 +23,21 @@ export interface ToolExecutorOptions {
   readonly tools: readonly Tool<any>[];
   /**
    * Where approvals are kept.
-   * @default a DynamoApprovalStore on the table named by TOOL_HANDLER_APPROVALS_TABLE, else none
+   * @default the approvals engine named by TOOL_HANDLER_APPROVALS_ENGINE, else a DynamoApprovalStore
+   * on the table named by TOOL_HANDLER_APPROVALS_TABLE, else none
    */
-  readonly approvals?: ApprovalStore;
+  readonly approvals?: ApprovalRunner;
   /**
    * Duplicate-call suppression (§6a); `false` turns it off.
-   * @default the approval store (both built-in stores are call stores too), else off
+   * @default `approvals` when given (both built-in stores are call stores too), else a
+   * DynamoApprovalStore on TOOL_HANDLER_APPROVALS_TABLE, else off
    */
   readonly calls?: CallStore | false;
+  /**
+   * The owner whose approvals this executor resumes.
+   * @default TOOL_HANDLER_OWNER, else 'handler'
+   */
+  readonly owner?: string;
 }
 
 /** How one envelope runs. */
@@ -54,8 +62,9 @@ export interface ExecuteOptions {
  * approvals, suppresses duplicate deliveries and bounds each tool by its deadline.
  */
 export class ToolExecutor {
-  readonly approvals: ApprovalStore | undefined;
+  readonly approvals: ApprovalRunner | undefined;
   readonly calls: CallStore | undefined;
+  readonly owner: string;
   private readonly tools = new Map<string, Tool<any>>();
 
   constructor(options: ToolExecutorOptions) {
@@ -63,9 +72,13 @@ export class ToolExecutor {
       if (this.tools.has(t.name)) throw new TypeError(`ToolExecutor: two tools are named ${t.name}; names must be unique.`);
       this.tools.set(t.name, t);
     }
-    this.approvals = 'approvals' in options ? options.approvals : defaultApprovalStore();
-    const calls = 'calls' in options && options.calls !== undefined ? options.calls : this.approvals;
+    const approvalsGiven = 'approvals' in options;
+    const callsGiven = 'calls' in options && options.calls !== undefined;
+    const defaults = approvalsGiven && callsGiven ? {} : defaultStores();
+    this.approvals = approvalsGiven ? options.approvals : defaults.approvals;
+    const calls = callsGiven ? options.calls : approvalsGiven ? options.approvals : defaults.calls;
     this.calls = calls !== false && isCallStore(calls) ? calls : undefined;
+    this.owner = options.owner ?? ownerFrom() ?? HANDLER_OWNER;
   }
 
   /** Names of the tools this executor has. */
@@ -154,7 +167,8 @@ export class ToolExecutor {
     const { approvalId } = envelope;
     const approvals = this.requireApprovals(`Resuming approval ${approvalId} needs an approval store`);
     const allowed = this.allowedNames(options.allowed);
-    const claim = await approvals.claim(approvalId, { until: options.invocationEnd, allowedTools: allowed });
+    // A token of our own: a claim whose answer was lost, tried again, is recognised as ours.
+    const claim = await approvals.claim(approvalId, { until: options.invocationEnd, allowedTools: allowed, token: randomUUID() });
     if (options.identity && claim.record) {
       Object.assign(options.identity, { tool: claim.record.tool, runId: claim.record.runId, callId: claim.record.callId });
     }
@@ -195,15 +209,17 @@ export class ToolExecutor {
   /** Why a claim failed, in the order §6b checks. */
   private unclaimable(approvalId: string, record: ApprovalRecord | undefined, allowed: ReadonlySet<string>): Reply {
     if (!record) throw new ApprovalNotFound(`Approval ${approvalId} does not exist or has expired.`);
-    if (record.owner !== HANDLER_OWNER) {
-      throw new ToolUsageError(`Approval ${approvalId} is owned by ${record.owner}, not by handler; it cannot be resumed here.`);
+    if (record.owner !== this.owner) {
+      throw new ToolUsageError(`Approval ${approvalId} is owned by ${record.owner}, not by ${this.owner}; it cannot be resumed here.`);
     }
     if (!allowed.has(record.tool)) throw notAllowed(record.tool);
     if (record.status === 'pending') {
       throw new ToolUsageError(`Approval ${approvalId} is not decided yet; resume it once an approver has decided.`);
     }
     if (record.status === 'denied') throw denied(record);
+    if (record.status === 'expired') throw new ApprovalNotFound(`Approval ${approvalId} expired before it was decided.`);
     if (record.completedAt !== undefined || isClaimed(record)) return alreadyDone(record);
+    if (record.decidedFingerprint !== callFingerprint(record.tool, record.args)) throw notDecidedOn(record);
     throw new CallInProgress(`Approval ${approvalId} was claimed concurrently; retry later.`);
   }
 
@@ -218,10 +234,10 @@ export class ToolExecutor {
     return new Set([...allowed].filter((name) => this.tools.has(name)));
   }
 
-  private requireApprovals(what: string): ApprovalStore {
+  private requireApprovals(what: string): ApprovalRunner {
     if (this.approvals) return this.approvals;
     throw new AdapterError(
-      `${what}, but no approval store is configured: set TOOL_HANDLER_APPROVALS_TABLE or pass \`approvals\` to ToolExecutor.`,
+      `${what}, but no approval store is configured: set TOOL_HANDLER_APPROVALS_ENGINE or TOOL_HANDLER_APPROVALS_TABLE, or pass \`approvals\` to ToolExecutor.`,
       { retryable: false },
     );
   }
@@ -251,7 +267,7 @@ function denied(record: ApprovalRecord): ApprovalDenied {
 function notDecidedOn(record: ApprovalRecord): ToolUsageError {
   return new ToolUsageError(
     `Approval ${record.approvalId} was not decided on the tool and args it now holds; ` +
-      'it changed after the decision, or was decided without DynamoApprovalStore.decide. It will not run.',
+      'it changed after the decision, or was decided without the store\'s decide. It will not run.',
   );
 }
 

@@ -18,6 +18,7 @@ export {
   ToolFailed,
   ToolTimeout,
   CallInProgress,
+  StoreUnavailable,
 } from './errors';
 export type { Reply, OkReply, PendingApprovalReply, AlreadyDoneReply, ErrorReply } from './reply';
 export { EventBridgeReplyPublisher, REPLY_DETAIL_TYPES } from './reply-bus';

@@ -12,9 +12,15 @@ export const ENV = {
   approvalsTable: 'TOOL_HANDLER_APPROVALS_TABLE',
   approvalTtlSeconds: 'TOOL_HANDLER_APPROVAL_TTL_S',
   replyBus: 'TOOL_HANDLER_REPLY_BUS',
+  /** The approvals engine function (name or ARN); the handler reaches approvals only through it. */
+  approvalsEngine: 'TOOL_HANDLER_APPROVALS_ENGINE',
+  /** Who owns the approvals this handler creates and resumes. */
+  owner: 'TOOL_HANDLER_OWNER',
+  /** The engine's cap on a claim's lifetime: the handler function's timeout, in seconds. */
+  claimMaxSeconds: 'TOOL_HANDLER_CLAIM_MAX_S',
 } as const;
 
-/** Attributes of an approval item that the handler writes (create, claim, release, complete). */
+/** Attributes of an approval item that the approvals engine writes (create, claim, release, complete). */
 export const APPROVAL_ATTRIBUTES = {
   kind: 'kind',
   approvalId: 'approvalId',
@@ -47,8 +53,8 @@ export const TABLE = {
 } as const;
 
 /**
- * Attributes that only approvers write. The handler never writes them, so IAM can forbid it to
- * (`dynamodb:Attributes`) and allow approvers to write nothing else.
+ * Attributes that only the approvals API writes (a decision). The engine never writes them; the
+ * handler can reach no approval item at all.
  */
 export const DECISION_ATTRIBUTES = {
   decision: 'decision',
@@ -56,8 +62,8 @@ export const DECISION_ATTRIBUTES = {
   decidedAt: 'decidedAt',
   reason: 'reason',
   /**
-   * The approval's `fingerprint` (tool and args) as it stood when decided, copied by `decide`: a
-   * resume runs only args that hash to it, so args rewritten after the decision never run.
+   * The hash of the stored tool and args that the decision was taken on, computed by `decide`: a
+   * claim succeeds only while the approval's `fingerprint` still equals it.
    */
   decidedFingerprint: 'decidedFingerprint',
 } as const;
@@ -78,7 +84,10 @@ export const CALL_ATTRIBUTES = {
 /** What a tool name may look like (§2), checked by the runtime and by the construct's `tools`. */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 
-/** The `owner` every approval created by `toolHandler` carries; resumes accept only these. */
+/**
+ * The default `owner` of the approvals `toolHandler` creates; resumes accept only approvals of their
+ * own owner (`TOOL_HANDLER_OWNER`, which the construct sets when it shares a table).
+ */
 export const HANDLER_OWNER = 'handler';
 
 /** The reply bus (§7). */

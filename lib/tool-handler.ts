@@ -11,10 +11,11 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../lambda/names';
 import { checkGivenTable, createApprovalsTable } from './approvals-table';
+import { ApprovalsService } from './approvals-service';
 import { DEFAULTS } from './defaults';
 import { ToolEventSourceOptions } from './event-source-options';
 import { createHandlerFunction } from './handler-function';
-import { grantDecide, grantReadApprovals, handlerTableStatements } from './permissions';
+import { grantReadApprovals, handlerTableStatements } from './permissions';
 import { allowEventBridgeToUseKey, checkGivenQueue, createEventDeadLetterQueue, createToolQueues } from './queues';
 import { patternAvoidingReplies } from './reply-loop';
 import { ToolHandlerProps } from './tool-handler-props';
@@ -32,7 +33,7 @@ import { isFifo, resolveSettings, Settings, validateEventSource } from './valida
  *   timeout: Duration.seconds(30),
  * });
  * tools.grantSendToolCalls(agentRole);
- * tools.grantDecide(approverRole);
+ * tools.grantApprove(approverRole);
  */
 export class ToolHandler extends Construct {
   /** The function that runs the tools. */
@@ -56,6 +57,18 @@ export class ToolHandler extends Construct {
 
   /** The approvals table (created, or the one given). */
   public readonly approvalsTable: dynamodb.ITable;
+
+  /**
+   * The approvals engine: the only function that creates, claims and completes approvals. Only the
+   * tool handler may invoke it.
+   */
+  public readonly approvalsEngine: lambda.IFunction;
+
+  /** The approvals API function, reachable through `approvalsApiUrl` only (`grantApprove`). */
+  public readonly approvalsApi: lambda.IFunction;
+
+  /** The URL of the approvals API (a function URL with AWS_IAM auth); also a stack output. */
+  public readonly approvalsApiUrl: string;
 
   private readonly settings: Settings;
   private readonly props: ToolHandlerProps;
@@ -105,9 +118,26 @@ export class ToolHandler extends Construct {
         'on-failure destination, neither of which cdk-nag recognises as a DLQ.',
     });
 
+    // Two handlers sharing a given table must never resume each other's approvals.
+    const owner = props.approvalsTable ? this.node.addr : undefined;
+    const service = new ApprovalsService(this, 'Approvals', {
+      table: this.approvalsTable,
+      tools: props.tools,
+      owner,
+      approvalTtlSeconds: this.settings.approvalTtlSeconds,
+      handlerTimeoutSeconds: this.settings.functionTimeoutSeconds,
+      runtime: props.runtime,
+      architecture: props.architecture,
+      logRetention: props.logRetention,
+      removalPolicy,
+    });
+    this.approvalsEngine = service.engine;
+    this.approvalsApi = service.api;
+    this.approvalsApiUrl = service.apiUrl.url;
+
     this.lambdaFunction = createHandlerFunction(this, props, {
       functionTimeoutSeconds: this.settings.functionTimeoutSeconds,
-      toolEnvironment: this.toolEnvironment(),
+      toolEnvironment: this.toolEnvironment(service.engine.functionName, owner),
       removalPolicy,
       onFailureQueue: this.eventDeadLetterQueue,
     });
@@ -122,7 +152,12 @@ export class ToolHandler extends Construct {
     for (const statement of handlerTableStatements(this.approvalsTable)) {
       this.lambdaFunction.addToRolePolicy(statement);
     }
-    this.tableKey()?.grantEncryptDecrypt(this.lambdaFunction);
+    // The engine itself, not its versions (the construct publishes none): no wildcard.
+    this.lambdaFunction.addToRolePolicy(
+      new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [service.engine.functionArn] }),
+    );
+    const key = this.tableKey();
+    for (const fn of [this.lambdaFunction, service.engine, service.api]) key?.grantEncryptDecrypt(fn);
     props.replyBus?.grantPutEventsTo(this.lambdaFunction);
     this.acknowledgeFunctionFindings();
 
@@ -164,34 +199,19 @@ export class ToolHandler extends Construct {
   }
 
   /**
-   * Lets `grantee` read approvals and decide them.
-   *
-   * That is GetItem of approval items, Scan of the table (to list pending approvals), and UpdateItem
-   * of approval items that names only the decision attributes (`decision`, `decidedBy`, `decidedAt`,
-   * `reason`, `decidedFingerprint`), `fingerprint` (decide copies it into `decidedFingerprint`) and
-   * what decide's condition reads (the key, `expiresAt`, `claimedUntil`); and encrypt and decrypt
-   * with the table's key, if it has one.
-   *
-   * IAM cannot let a request read an attribute without letting it write it, so the grantee could also
-   * write `fingerprint`, `expiresAt` and `claimedUntil`. It cannot change what an approval runs
-   * (`tool`, `args`, `owner`), and a resume runs only args whose fingerprint matches the
-   * `decidedFingerprint` of the decision.
-   *
-   * A Scan has no partition key for IAM to limit, so it reads call items (`call#...`, the kept replies
-   * of every tool) as well as approvals.
+   * Lets `grantee` use the approvals API (list, read and decide) through its function URL, and only
+   * through it: `lambda:InvokeFunctionUrl` with `lambda:FunctionUrlAuthType` `AWS_IAM`, and
+   * `lambda:InvokeFunction` only with `lambda:InvokedViaFunctionUrl` (so the grantee cannot invoke
+   * the API directly with a made-up identity). The API records the grantee's principal as the decider.
    */
-  public grantDecide(grantee: iam.IGrantable): iam.Grant {
-    return grantDecide(grantee, this.approvalsTable, this.tableKey());
+  public grantApprove(grantee: iam.IGrantable): iam.Grant {
+    return this.approvalsApi.grantInvokeUrl(grantee);
   }
 
   /**
-   * Lets `grantee` read approvals.
-   *
-   * That is GetItem of approval items and Scan of the table (the operators' `list`), and decrypt with
-   * the table's key, if it has one.
-   *
-   * A Scan has no partition key for IAM to limit, so it reads call items (`call#...`, the kept replies
-   * of every tool) as well as approvals.
+   * Lets `grantee` read approvals, and nothing else: GetItem of approval items (`approval#...`) and
+   * Scan of the sparse `approvals` index (which holds approval items only, never the call items that
+   * keep every tool's reply), and decrypt with the table's key, if it has one. No write of any kind.
    */
   public grantReadApprovals(grantee: iam.IGrantable): iam.Grant {
     return grantReadApprovals(grantee, this.approvalsTable, this.tableKey());
@@ -205,12 +225,14 @@ export class ToolHandler extends Construct {
     return this.approvalsTable.encryptionKey ?? this.props.encryptionKey;
   }
 
-  private toolEnvironment(): { [key: string]: string } {
+  private toolEnvironment(engineName: string, owner: string | undefined): { [key: string]: string } {
     return {
       [ENV.tools]: this.props.tools.join(','),
       [ENV.timeoutSeconds]: String(this.settings.timeoutSeconds),
       [ENV.marginSeconds]: String(this.settings.marginSeconds),
       [ENV.approvalsTable]: this.approvalsTable.tableName,
+      [ENV.approvalsEngine]: engineName,
+      ...(owner === undefined ? {} : { [ENV.owner]: owner }),
       [ENV.approvalTtlSeconds]: String(this.settings.approvalTtlSeconds),
       ...(this.props.replyBus ? { [ENV.replyBus]: this.props.replyBus.eventBusArn } : {}),
     };

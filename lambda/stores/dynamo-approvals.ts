@@ -1,13 +1,14 @@
 /**
- * The handler's side of approvals (§6b): create, get, claim, release, complete. None of these
- * writes an approver's decision attributes (`decide` in dynamo-decisions.ts is the only one), so
- * IAM can forbid the handler to write them.
+ * The running side of approvals (§6b): create, get, read, claim, release, complete: what the
+ * approvals engine does for a handler. None of these writes a decision attribute (`decide` in
+ * dynamo-decisions.ts is the only one) and none removes `completedAt`.
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { storeUnavailable, ToolUsageError } from '../errors';
+import { callFingerprint } from '../ids';
 import { logWarning } from '../log';
-import { APPROVAL_ATTRIBUTES as A, HANDLER_OWNER, TABLE } from '../names';
+import { APPROVAL_ATTRIBUTES as A, DECISION, DECISION_ATTRIBUTES as D, TABLE } from '../names';
 import { Expression } from './dynamo-expression';
 import {
   approvalKey,
@@ -30,7 +31,10 @@ import type { ApprovalRecord, ClaimInput, ClaimOutcome, CreateApprovalInput, Cre
 /** A claim's `allowedTools` goes into the condition while DynamoDB's `IN` can hold it. */
 const MAX_IN_OPERANDS = 100;
 
-/** One upsert that sets each attribute only where absent: creates, or returns the approval as it stands. */
+/**
+ * One upsert that sets each attribute only where absent: creates, or returns the approval as it
+ * stands. An existing approval's tool, args, fingerprint and owner are never changed.
+ */
 export async function createApproval(table: TableContext, input: CreateApprovalInput): Promise<CreateApprovalOutcome> {
   const now = table.now();
   const Key = approvalKey(input.approvalId);
@@ -43,7 +47,7 @@ export async function createApproval(table: TableContext, input: CreateApprovalI
     [A.fingerprint]: input.fingerprint,
     [A.runId]: input.runId,
     [A.callId]: input.callId,
-    [A.owner]: input.owner ?? HANDLER_OWNER,
+    [A.owner]: input.owner ?? table.owner,
     [A.createdAt]: now,
     [TABLE.ttlAttribute]: ttlSeconds(now + table.ttlMs),
   };
@@ -58,48 +62,56 @@ export async function createApproval(table: TableContext, input: CreateApprovalI
   }
   const old = outcome.value;
   if (!old) {
-    return { created: true, record: toApprovalRecord({ ...Key, ...fields }) };
+    return { created: true, record: toApprovalRecord({ ...Key, ...fields }, now) };
   }
   if (isExpired(old, now)) {
-    // Its decision attributes are the approver's: the handler may not erase them to start afresh.
+    // Its decision attributes are the approver's: an expired approval is never started afresh.
     throw new ToolUsageError(
       `The approval ${input.approvalId} for this call expired; send the call again with a new run_id or call_id.`,
     );
   }
-  return { created: false, record: toApprovalRecord(old) };
+  return { created: false, record: toApprovalRecord(old, now) };
 }
 
 /** A consistent read; an expired item counts as absent. */
 export async function getApproval(table: TableContext, approvalId: string): Promise<ApprovalRecord | undefined> {
-  const output = await read('get', () =>
+  const record = await readApproval(table, approvalId);
+  return record && record.expiresAt > table.now() ? record : undefined;
+}
+
+/** A consistent read of the approval whatever its status (an undecided one past its expiry is `expired`). */
+export async function readApproval(table: TableContext, approvalId: string, operation = 'get'): Promise<ApprovalRecord | undefined> {
+  const item = await readItem(table, approvalId, operation);
+  return item ? toApprovalRecord(item, table.now()) : undefined;
+}
+
+async function readItem(table: TableContext, approvalId: string, operation = 'get'): Promise<Item | undefined> {
+  const output = await read(operation, () =>
     table.client().send(new GetCommand({ TableName: table.tableName, Key: approvalKey(approvalId), ConsistentRead: true })),
   );
-  const item = output.Item;
-  return item && !isExpired(item, table.now()) ? toApprovalRecord(item) : undefined;
+  return output.Item;
 }
 
 /**
- * One conditional update that returns the claimed record; a refused claim reads the record once.
- *
- * The condition names only the handler's own attributes: IAM counts an attribute named in a
- * condition as accessed, so testing `decision` here would need the very permission that lets the
- * handler write it. The decision is checked in the returned record instead, and a claim of an
- * undecided or denied approval is given back at once (a second write). Such a short-lived claim
- * cannot hide a decision: `decide` refuses while any claim is live, so a live claim on an approved
- * approval was always taken after the decision, by a run that will run the tool.
+ * One conditional update that succeeds only on an approved, unfinished, unexpired approval of the
+ * store's owner, unclaimed or claimed with this very token, whose `fingerprint` equals the
+ * decision's `decidedFingerprint`, and whose tool may run. A refused claim reads the record once:
+ * if it holds our token (the claim's answer was lost and the SDK's retry was refused), it is ours.
  */
 export async function claimApproval(table: TableContext, approvalId: string, input: ClaimInput): Promise<ClaimOutcome> {
   const allowed = input.allowedTools;
   if (allowed?.size === 0) return { claimed: false, record: await getApproval(table, approvalId) };
   const now = table.now();
-  const token = randomUUID();
+  const token = input.token ?? randomUUID();
   const e = new Expression();
   const condition = [
     e.exists(TABLE.partitionKey),
-    e.equals(A.owner, HANDLER_OWNER),
+    e.equals(A.owner, table.owner),
     `${e.name(TABLE.ttlAttribute)} > ${e.value(nowInSeconds(now))}`,
+    e.equals(D.decision, DECISION.approved),
+    `${e.name(D.decidedFingerprint)} = ${e.name(A.fingerprint)}`,
     e.absent(A.completedAt),
-    `(${e.absent(A.claimedUntil)} OR ${e.name(A.claimedUntil)} <= ${e.value(now)})`,
+    `(${e.absent(A.claimedUntil)} OR ${e.name(A.claimedUntil)} <= ${e.value(now)} OR ${e.equals(A.claimToken, token)})`,
   ];
   const toolsInCondition = allowed !== undefined && allowed.size <= MAX_IN_OPERANDS;
   if (toolsInCondition) {
@@ -118,11 +130,20 @@ export async function claimApproval(table: TableContext, approvalId: string, inp
       }),
     ),
   );
-  if (!outcome.ok) return { claimed: false, record: await getApproval(table, approvalId) };
+  let item: Item | undefined;
+  if (outcome.ok) {
+    item = outcome.value.Attributes as Item;
+  } else {
+    item = await readItem(table, approvalId, 'claim');
+    const ours = item !== undefined && item[A.claimToken] === token && item[A.completedAt] === undefined && !isExpired(item, now);
+    if (!ours) return { claimed: false, record: item && !isExpired(item, now) ? toApprovalRecord(item, now) : undefined };
+  }
 
-  const record = toApprovalRecord(outcome.value.Attributes as Item);
+  const record = toApprovalRecord(item!, now);
   const toolRefused = allowed !== undefined && !toolsInCondition && !allowed.has(record.tool);
-  if (record.status !== 'approved' || toolRefused) {
+  // The condition compared the stored fingerprint; this checks that the stored args still hash to it.
+  const notDecidedOn = callFingerprint(record.tool, record.args) !== record.decidedFingerprint;
+  if (toolRefused || notDecidedOn) {
     await releaseApproval(table, approvalId, token);
     const { claimedUntil: _released, ...unclaimed } = record;
     return { claimed: false, record: unclaimed };
@@ -130,6 +151,7 @@ export async function claimApproval(table: TableContext, approvalId: string, inp
   return { claimed: true, record, token };
 }
 
+/** Gives the claim back, if it is still this token's and the run did not finish. */
 export async function releaseApproval(table: TableContext, approvalId: string, token: string): Promise<void> {
   const e = new Expression();
   // A refused condition means the claim is no longer ours: nothing to give back.
@@ -139,7 +161,7 @@ export async function releaseApproval(table: TableContext, approvalId: string, t
         TableName: table.tableName,
         Key: approvalKey(approvalId),
         UpdateExpression: `REMOVE ${e.name(A.claimedUntil)}, ${e.name(A.claimToken)}`,
-        ConditionExpression: e.equals(A.claimToken, token),
+        ConditionExpression: `${e.equals(A.claimToken, token)} AND ${e.absent(A.completedAt)}`,
         ...e.params(),
       }),
     ),
@@ -149,6 +171,8 @@ export async function releaseApproval(table: TableContext, approvalId: string, t
 /**
  * Marks the run finished and keeps its result as JSON. A result that would push the item past
  * DynamoDB's item limit is not kept (one warning line says so); the run is marked finished anyway.
+ * The token stays on the item, so a repeated completion (a retry whose first answer was lost) is
+ * refused harmlessly.
  */
 export async function completeApproval(
   table: TableContext,
@@ -171,7 +195,7 @@ export async function completeApproval(
   await writeCompletion(table, approvalId, token, undefined);
 }
 
-/** A refused condition (someone else's claim) comes back as a refusal, for the caller to ignore. */
+/** A refused condition (someone else's claim, or already completed) comes back as a refusal, to ignore. */
 function writeCompletion(table: TableContext, approvalId: string, token: string, resultJson: string | undefined) {
   const e = new Expression();
   const sets = [
@@ -184,7 +208,7 @@ function writeCompletion(table: TableContext, approvalId: string, token: string,
         TableName: table.tableName,
         Key: approvalKey(approvalId),
         UpdateExpression: `SET ${sets.join(', ')} REMOVE ${e.name(A.claimedUntil)}`,
-        ConditionExpression: e.equals(A.claimToken, token),
+        ConditionExpression: `${e.equals(A.claimToken, token)} AND ${e.absent(A.completedAt)}`,
         ...e.params(),
       }),
     ),

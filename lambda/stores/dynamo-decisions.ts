@@ -1,71 +1,50 @@
 /**
  * The approvers' and operators' side of approvals: `decide` (the only writer of the decision
- * attributes) and `list`. The handler itself calls neither.
+ * attributes) and listing. The approvals API runs these; the handler and the engine call neither.
  */
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { AdapterError, ApprovalNotFound, ToolUsageError } from '../errors';
+import { ApprovalNotFound, ToolUsageError } from '../errors';
+import { callFingerprint } from '../ids';
 import { APPROVAL_ATTRIBUTES as A, DECISION, DECISION_ATTRIBUTES as D, TABLE } from '../names';
-import { changedSinceSeen } from './decision-errors';
-import { getApproval } from './dynamo-approvals';
+import { decisionRefused } from './decision-errors';
+import { readApproval } from './dynamo-approvals';
 import { Expression } from './dynamo-expression';
 import { approvalKey, type Item, MAX_DECISION_TEXT_BYTES, nowInSeconds, toApprovalRecord, utf8Bytes } from './dynamo-items';
 import { read, write } from './dynamo-send';
 import type { TableContext } from './dynamo-table';
-import type { ApprovalRecord, DecideInput, ListApprovalsInput } from './types';
-
-/** How often, and after how long, a decision refused by a resume's momentary claim is tried again. */
-const CLAIM_WAITS_MS = [10, 20, 40, 80, 160];
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './options';
+import type { ApprovalRecord, ApprovalStatus, DecideInput, ListApprovalsInput, ListPage, ListPageInput } from './types';
 
 /**
- * One conditional update: only a live, undecided approval that no resume holds takes a decision.
- * A resume that arrives before the decision claims the approval for a moment to look at it (see
- * `claimApproval`), so a decision refused for a live claim on a pending approval is tried again a
- * few times; past that it is a retryable `AdapterError`.
+ * Reads the approval, then one conditional update: only a live, undecided approval whose tool and
+ * args are still the ones read takes the decision, bound to their hash (`decidedFingerprint`).
  */
-export async function decideApproval(
-  table: TableContext,
-  approvalId: string,
-  decision: DecideInput,
-): Promise<ApprovalRecord> {
-  for (const waitMs of [...CLAIM_WAITS_MS, undefined]) {
-    const outcome = await decideOnce(table, approvalId, decision);
-    if (outcome.record) return outcome.record;
-    if (waitMs === undefined) break;
-    await new Promise((resolve) => setTimeout(resolve, waitMs));
-  }
-  throw new AdapterError(
-    `Approval ${approvalId} is held by a resume (a claim that has not lapsed); decide again later.`,
-    { retryable: true },
-  );
-}
-
-/** One attempt: the decided record, or `{}` when a live claim on the pending approval refused it. */
-async function decideOnce(
-  table: TableContext,
-  approvalId: string,
-  decision: DecideInput,
-): Promise<{ record?: ApprovalRecord }> {
+export async function decideApproval(table: TableContext, approvalId: string, decision: DecideInput): Promise<ApprovalRecord> {
   const textBytes = utf8Bytes(decision.by) + utf8Bytes(decision.reason ?? '');
   if (textBytes > MAX_DECISION_TEXT_BYTES) {
     throw new ToolUsageError(
       `A decision's by and reason may take ${MAX_DECISION_TEXT_BYTES} bytes of UTF-8 together, got: ${textBytes}.`,
     );
   }
+  const current = await readApproval(table, approvalId, 'decide');
+  const fingerprint = current && callFingerprint(current.tool, current.args);
+  refuseUnlessDecidable(approvalId, current, fingerprint, decision);
+
   const now = table.now();
   const e = new Expression();
   const sets = [
     e.equals(D.decision, decision.approved ? DECISION.approved : DECISION.denied),
     e.equals(D.decidedBy, decision.by),
     e.equals(D.decidedAt, now),
-    `${e.name(D.decidedFingerprint)} = ${e.name(A.fingerprint)}`,
+    e.equals(D.decidedFingerprint, fingerprint),
     ...(decision.reason === undefined ? [] : [e.equals(D.reason, decision.reason)]),
   ];
   const condition = [
     e.exists(TABLE.partitionKey),
     `${e.name(TABLE.ttlAttribute)} > ${e.value(nowInSeconds(now))}`,
     e.absent(D.decision),
-    `(${e.absent(A.claimedUntil)} OR ${e.name(A.claimedUntil)} <= ${e.value(now)})`,
-    ...(decision.fingerprint === undefined ? [] : [e.equals(A.fingerprint, decision.fingerprint)]),
+    e.equals(A.tool, current!.tool),
+    e.equals(A.args, JSON.stringify(current!.args)),
   ];
   const outcome = await write('decide', () =>
     table.client().send(
@@ -79,44 +58,99 @@ async function decideOnce(
       }),
     ),
   );
-  if (outcome.ok) return { record: toApprovalRecord(outcome.value.Attributes as Item) };
-
-  // Refused: one read says why.
-  const current = await getApproval(table, approvalId);
-  if (!current) throw new ApprovalNotFound(`Approval ${approvalId} does not exist or has expired.`);
+  if (outcome.ok) return toApprovalRecord(outcome.value.Attributes as Item, now);
   if (outcome.refusal === 'too_large') throw new ToolUsageError(`The decision does not fit in approval ${approvalId}.`);
-  if (current.status !== 'pending') throw new ToolUsageError(`Approval ${approvalId} is already decided (${current.status}).`);
-  if (decision.fingerprint !== undefined && decision.fingerprint !== current.fingerprint) throw changedSinceSeen(approvalId);
-  return {};
+  // Something changed between the read and the write (another decision, most likely): say what.
+  const after = await readApproval(table, approvalId, 'decide');
+  refuseUnlessDecidable(approvalId, after, after && callFingerprint(after.tool, after.args), decision);
+  throw decisionRefused('changed', approvalId);
+}
+
+/** Throws what §9's API answers with 404 or 409 for an approval that cannot take this decision. */
+function refuseUnlessDecidable(
+  approvalId: string,
+  current: ApprovalRecord | undefined,
+  fingerprint: string | undefined,
+  decision: DecideInput,
+): void {
+  if (!current) throw new ApprovalNotFound(`Approval ${approvalId} does not exist.`);
+  if (current.status === 'expired') throw decisionRefused('expired', approvalId);
+  if (current.status !== 'pending') throw decisionRefused('already_decided', approvalId, current.status);
+  if (decision.fingerprint !== undefined && decision.fingerprint !== fingerprint) {
+    throw decisionRefused('fingerprint_mismatch', approvalId);
+  }
+}
+
+/** Live approvals (of every status but expired, or only pending ones), oldest first: every page. */
+export async function listApprovals(table: TableContext, input?: ListApprovalsInput): Promise<ApprovalRecord[]> {
+  const records: ApprovalRecord[] = [];
+  let next: string | undefined;
+  do {
+    const page = await listPage(table, { status: input?.pending ? 'pending' : undefined, limit: MAX_PAGE_LIMIT, next });
+    records.push(...page.records.filter((record) => record.expiresAt > table.now()));
+    next = page.next;
+  } while (next);
+  return records.sort((a, b) => a.createdAt - b.createdAt || a.approvalId.localeCompare(b.approvalId));
 }
 
 /**
- * Approvals not expired, oldest first, for operators: a paginated Scan of the approvals index (so
- * that readers need no access to the call items), eventually consistent as every index read is.
+ * One page of a Scan of the sparse approvals index (approval items only, so that listing never
+ * reads a call item), eventually consistent as every index read is. `next` is the index position,
+ * opaque to callers.
  */
-export async function listApprovals(table: TableContext, input?: ListApprovalsInput): Promise<ApprovalRecord[]> {
+export async function listPage(table: TableContext, input: ListPageInput = {}): Promise<ListPage> {
+  const limit = input.limit ?? DEFAULT_PAGE_LIMIT;
+  const now = table.now();
   const e = new Expression();
-  const filter = [
-    `begins_with(${e.name(TABLE.partitionKey)}, ${e.value(TABLE.approvalKeyPrefix)})`,
-    `${e.name(TABLE.ttlAttribute)} > ${e.value(nowInSeconds(table.now()))}`,
-    ...(input?.pending ? [e.absent(D.decision)] : []),
-  ].join(' AND ');
-  const records: ApprovalRecord[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await read('list', () =>
-      table.client().send(
-        new ScanCommand({
-          TableName: table.tableName,
-          FilterExpression: filter,
-          IndexName: TABLE.approvalsIndex,
-          ExclusiveStartKey,
-          ...e.params(),
-        }),
-      ),
-    );
-    for (const item of page.Items ?? []) records.push(toApprovalRecord(item));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return records.sort((a, b) => a.createdAt - b.createdAt || a.approvalId.localeCompare(b.approvalId));
+  const filter = [`begins_with(${e.name(TABLE.partitionKey)}, ${e.value(TABLE.approvalKeyPrefix)})`];
+  const status = statusFilter(e, input.status, nowInSeconds(now));
+  if (status) filter.push(status);
+  const page = await read('list', () =>
+    table.client().send(
+      new ScanCommand({
+        TableName: table.tableName,
+        IndexName: TABLE.approvalsIndex,
+        FilterExpression: filter.join(' AND '),
+        Limit: limit,
+        ExclusiveStartKey: decodeNext(input.next),
+        ...e.params(),
+      }),
+    ),
+  );
+  const records = (page.Items ?? []).map((item) => toApprovalRecord(item, now));
+  return { records, ...(page.LastEvaluatedKey ? { next: encodeNext(page.LastEvaluatedKey) } : {}) };
+}
+
+function statusFilter(e: Expression, status: ApprovalStatus | undefined, nowSeconds: number): string | undefined {
+  switch (status) {
+    case undefined:
+      return undefined;
+    case 'pending':
+      return `${e.absent(D.decision)} AND ${e.name(TABLE.ttlAttribute)} > ${e.value(nowSeconds)}`;
+    case 'expired':
+      return `${e.absent(D.decision)} AND ${e.name(TABLE.ttlAttribute)} <= ${e.value(nowSeconds)}`;
+    case 'approved':
+      return e.equals(D.decision, DECISION.approved);
+    case 'denied':
+      // Any value other than `approved` reads as a denial (records fail closed).
+      return `${e.exists(D.decision)} AND ${e.name(D.decision)} <> ${e.value(DECISION.approved)}`;
+  }
+}
+
+function encodeNext(key: Record<string, unknown>): string {
+  return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+}
+
+function decodeNext(next: string | undefined): Record<string, unknown> | undefined {
+  if (next === undefined) return undefined;
+  try {
+    const key = JSON.parse(Buffer.from(next, 'base64url').toString('utf8')) as unknown;
+    if (typeof key === 'object' && key !== null && !Array.isArray(key)) {
+      const values = Object.values(key);
+      if (values.length > 0 && values.every((value) => typeof value === 'string')) return key as Record<string, unknown>;
+    }
+  } catch {
+    // falls through to the error below
+  }
+  throw new ToolUsageError(`\`next\` is not a position this list returned, got: ${JSON.stringify(next)}.`);
 }

@@ -39,8 +39,11 @@ export function isExpired(item: Item, now: number): boolean {
   return typeof expiresAt === 'number' && expiresAt * 1000 <= now;
 }
 
-/** The record of an approval item. Status comes from `decision`: absent means pending. */
-export function toApprovalRecord(item: Item): ApprovalRecord {
+/**
+ * The record of an approval item. Status comes from `decision`: absent means pending, or expired
+ * once `expiresAt` has passed (at `now`).
+ */
+export function toApprovalRecord(item: Item, now: number): ApprovalRecord {
   const hasResult = typeof item[A.result] === 'string';
   return {
     approvalId: String(item[A.approvalId]),
@@ -50,7 +53,7 @@ export function toApprovalRecord(item: Item): ApprovalRecord {
     callId: String(item[A.callId]),
     fingerprint: String(item[A.fingerprint]),
     owner: String(item[A.owner]),
-    status: statusOf(item[D.decision]),
+    status: statusOf(item[D.decision], isExpired(item, now)),
     ...optional('decidedBy', item[D.decidedBy]),
     ...optional('decidedAt', item[D.decidedAt]),
     ...optional('reason', item[D.reason]),
@@ -65,8 +68,8 @@ export function toApprovalRecord(item: Item): ApprovalRecord {
 }
 
 /** Any value other than the two known decisions fails closed, as a denial. */
-function statusOf(decision: unknown): ApprovalStatus {
-  if (decision === undefined) return 'pending';
+function statusOf(decision: unknown, expired: boolean): ApprovalStatus {
+  if (decision === undefined) return expired ? 'expired' : 'pending';
   return decision === DECISION.approved ? 'approved' : 'denied';
 }
 

@@ -10,6 +10,8 @@ export interface TableContext {
   readonly ttlMs: number;
   /** The clock, epoch ms. */
   now(): number;
+  /** Who owns the approvals this store creates and claims. */
+  readonly owner: string;
 }
 
 export function tableContext(props: {
@@ -17,6 +19,7 @@ export function tableContext(props: {
   client?: DynamoDBDocumentClient;
   ttlMs: number;
   now: () => number;
+  owner: string;
 }): TableContext {
   const injected = props.client;
   return {
@@ -24,5 +27,6 @@ export function tableContext(props: {
     client: () => injected ?? sharedDocumentClient(),
     ttlMs: props.ttlMs,
     now: props.now,
+    owner: props.owner,
   };
 }

@@ -1,11 +1,12 @@
 /**
  * Approvals (§6b) and duplicate calls (§6a) in one DynamoDB table (layout in `names.ts`).
  *
- * Every state change is one conditional write, never a read then a write:
- * - dynamo-approvals.ts: the handler's side of approvals (create, get, claim, release, complete);
- * - dynamo-decisions.ts: the approvers' and operators' side (decide, list);
- * - dynamo-calls.ts: duplicate calls (begin, finish, abandon).
- * Approvers' decision attributes are written only by `decide`.
+ * Every state change is one conditional write:
+ * - dynamo-approvals.ts: the running side of approvals (create, get, read, claim, release, complete),
+ *   which the approvals engine runs for handlers;
+ * - dynamo-decisions.ts: the approvers' and operators' side (decide, list), which the approvals API runs;
+ * - dynamo-calls.ts: duplicate calls (begin, finish, abandon), which the handler runs itself.
+ * The decision attributes are written only by `decide`.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
@@ -13,10 +14,11 @@ import {
   completeApproval,
   createApproval,
   getApproval,
+  readApproval,
   releaseApproval,
 } from './dynamo-approvals';
 import { abandonCall, beginCall, finishCall } from './dynamo-calls';
-import { decideApproval, listApprovals } from './dynamo-decisions';
+import { decideApproval, listApprovals, listPage } from './dynamo-decisions';
 import { type TableContext, tableContext } from './dynamo-table';
 import { resolveStoreOptions, type StoreOptions } from './options';
 import type {
@@ -32,10 +34,15 @@ import type {
   CreateApprovalOutcome,
   DecideInput,
   ListApprovalsInput,
+  ListPage,
+  ListPageInput,
 } from './types';
 
 export interface DynamoApprovalStoreProps extends StoreOptions {
-  /** The approvals table: partition key `pk` (string), TTL on `expiresAt` (epoch seconds). */
+  /**
+   * The approvals table: partition key `pk` (string), TTL on `expiresAt` (epoch seconds), and for
+   * `list` and `listPage` a global secondary index `approvals` keyed on `approvalId` (string).
+   */
   readonly tableName: string;
   /**
    * The document client to use.
@@ -46,10 +53,10 @@ export interface DynamoApprovalStoreProps extends StoreOptions {
 }
 
 /**
- * The DynamoDB approval and duplicate-call store. Round trips: create, get, decide, release,
- * complete, begin, finish and abandon 1 each; a claim 1 (2 when refused: the record is read);
- * begin 2 when it takes over a lapsed lease or an expired item. Store failures other than a refused
- * condition become retryable `AdapterError`s.
+ * The DynamoDB approval and duplicate-call store. Round trips: create, get, read, release, complete,
+ * begin, finish and abandon 1 each; a claim 1 (2 when refused: the record is read); decide 2 (read,
+ * then write); begin 2 when it takes over a lapsed lease or an expired item. Store failures other
+ * than a refused condition become `StoreUnavailable` errors (retryable).
  */
 export class DynamoApprovalStore implements ApprovalStore, CallStore {
   private readonly table: TableContext;
@@ -58,8 +65,8 @@ export class DynamoApprovalStore implements ApprovalStore, CallStore {
     if (typeof props.tableName !== 'string' || props.tableName.length === 0) {
       throw new RangeError(`tableName must be a table name, got: ${String(props.tableName)}`);
     }
-    const { ttlSeconds, now } = resolveStoreOptions(props);
-    this.table = tableContext({ tableName: props.tableName, client: props.client, ttlMs: ttlSeconds * 1000, now });
+    const { ttlSeconds, now, owner } = resolveStoreOptions(props);
+    this.table = tableContext({ tableName: props.tableName, client: props.client, ttlMs: ttlSeconds * 1000, now, owner });
   }
 
   create(input: CreateApprovalInput): Promise<CreateApprovalOutcome> {
@@ -68,6 +75,10 @@ export class DynamoApprovalStore implements ApprovalStore, CallStore {
 
   get(approvalId: string): Promise<ApprovalRecord | undefined> {
     return getApproval(this.table, approvalId);
+  }
+
+  read(approvalId: string): Promise<ApprovalRecord | undefined> {
+    return readApproval(this.table, approvalId);
   }
 
   decide(approvalId: string, decision: DecideInput): Promise<ApprovalRecord> {
@@ -88,6 +99,10 @@ export class DynamoApprovalStore implements ApprovalStore, CallStore {
 
   list(input?: ListApprovalsInput): Promise<ApprovalRecord[]> {
     return listApprovals(this.table, input);
+  }
+
+  listPage(input?: ListPageInput): Promise<ListPage> {
+    return listPage(this.table, input);
   }
 
   begin(key: CallKey, input: BeginInput): Promise<BeginOutcome> {

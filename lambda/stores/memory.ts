@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ApprovalNotFound, ToolUsageError } from '../errors';
-import { changedSinceSeen } from './decision-errors';
-import { HANDLER_OWNER } from '../names';
-import { resolveStoreOptions, StoreOptions } from './options';
+import { callFingerprint } from '../ids';
+import { decisionRefused } from './decision-errors';
+import { DEFAULT_PAGE_LIMIT, resolveStoreOptions, StoreOptions } from './options';
 import type {
   ApprovalRecord,
   ApprovalStore,
@@ -16,6 +16,8 @@ import type {
   CreateApprovalOutcome,
   DecideInput,
   ListApprovalsInput,
+  ListPage,
+  ListPageInput,
 } from './types';
 
 interface StoredApproval {
@@ -40,11 +42,13 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
   private readonly calls = new Map<string, StoredCall>();
   private readonly ttlMs: number;
   private readonly now: () => number;
+  private readonly owner: string;
 
   constructor(options?: StoreOptions) {
     const resolved = resolveStoreOptions(options);
     this.ttlMs = resolved.ttlSeconds * 1000;
     this.now = resolved.now;
+    this.owner = resolved.owner;
   }
 
   async create(input: CreateApprovalInput): Promise<CreateApprovalOutcome> {
@@ -66,7 +70,7 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
       runId: input.runId,
       callId: input.callId,
       fingerprint: input.fingerprint,
-      owner: input.owner ?? HANDLER_OWNER,
+      owner: input.owner ?? this.owner,
       status: 'pending',
       createdAt,
       expiresAt: createdAt + this.ttlMs,
@@ -80,19 +84,27 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
     return this.live(approvalId)?.record;
   }
 
+  async read(approvalId: string): Promise<ApprovalRecord | undefined> {
+    const stored = this.approvals.get(approvalId);
+    return stored && this.withStatus(stored.record);
+  }
+
   async decide(approvalId: string, decision: DecideInput): Promise<ApprovalRecord> {
-    const stored = this.live(approvalId);
-    if (!stored) throw new ApprovalNotFound(`Approval ${approvalId} does not exist or has expired.`);
-    if (stored.record.status !== 'pending') {
-      throw new ToolUsageError(`Approval ${approvalId} is already decided (${stored.record.status}).`);
+    const stored = this.approvals.get(approvalId);
+    if (!stored) throw new ApprovalNotFound(`Approval ${approvalId} does not exist.`);
+    const current = this.withStatus(stored.record);
+    const fingerprint = callFingerprint(current.tool, current.args);
+    if (current.status === 'expired') throw decisionRefused('expired', approvalId);
+    if (current.status !== 'pending') throw decisionRefused('already_decided', approvalId, current.status);
+    if (decision.fingerprint !== undefined && decision.fingerprint !== fingerprint) {
+      throw decisionRefused('fingerprint_mismatch', approvalId);
     }
-    if (decision.fingerprint !== undefined && decision.fingerprint !== stored.record.fingerprint) throw changedSinceSeen(approvalId);
     stored.record = {
       ...stored.record,
       status: decision.approved ? 'approved' : 'denied',
       decidedBy: decision.by,
       decidedAt: this.now(),
-      decidedFingerprint: stored.record.fingerprint,
+      decidedFingerprint: fingerprint,
       ...(decision.reason === undefined ? {} : { reason: decision.reason }),
     };
     return stored.record;
@@ -101,15 +113,18 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
   async claim(approvalId: string, input: ClaimInput): Promise<ClaimOutcome> {
     const stored = this.live(approvalId);
     const record = stored?.record;
+    const token = input.token ?? randomUUID();
+    const ours = stored?.claimToken === token && record?.completedAt === undefined;
     const claimable =
       record !== undefined &&
-      record.owner === HANDLER_OWNER &&
+      record.owner === this.owner &&
       record.status === 'approved' &&
+      record.decidedFingerprint === record.fingerprint &&
+      record.decidedFingerprint === callFingerprint(record.tool, record.args) &&
       record.completedAt === undefined &&
-      (record.claimedUntil === undefined || record.claimedUntil <= this.now()) &&
+      (record.claimedUntil === undefined || record.claimedUntil <= this.now() || ours) &&
       (input.allowedTools === undefined || input.allowedTools.has(record.tool));
     if (!stored || !claimable) return { claimed: false, record };
-    const token = randomUUID();
     stored.claimToken = token;
     stored.record = { ...stored.record, claimedUntil: input.until };
     return { claimed: true, record: stored.record, token };
@@ -117,7 +132,7 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
 
   async release(approvalId: string, token: string): Promise<void> {
     const stored = this.approvals.get(approvalId);
-    if (!stored || stored.claimToken !== token) return;
+    if (!stored || stored.claimToken !== token || stored.record.completedAt !== undefined) return;
     stored.claimToken = undefined;
     const { claimedUntil: _lapsed, ...rest } = stored.record;
     stored.record = rest;
@@ -125,7 +140,7 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
 
   async complete(approvalId: string, token: string, result: unknown): Promise<void> {
     const stored = this.approvals.get(approvalId);
-    if (!stored || stored.claimToken !== token) return;
+    if (!stored || stored.claimToken !== token || stored.record.completedAt !== undefined) return;
     const { claimedUntil: _done, ...rest } = stored.record;
     stored.record = { ...rest, completedAt: this.now(), result: structuredClone(result), hasResult: true };
   }
@@ -134,7 +149,22 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
     const now = this.now();
     return [...this.approvals.values()]
       .map((stored) => stored.record)
-      .filter((record) => record.expiresAt > now && (!input?.pending || record.status === 'pending'));
+      .filter((record) => record.expiresAt > now && (!input?.pending || record.status === 'pending'))
+      .sort((a, b) => a.createdAt - b.createdAt || a.approvalId.localeCompare(b.approvalId));
+  }
+
+  /** Pages in creation order; `next` is the position after the page's last record. */
+  async listPage(input?: ListPageInput): Promise<ListPage> {
+    const all = [...this.approvals.values()]
+      .map((stored) => this.withStatus(stored.record))
+      .filter((record) => input?.status === undefined || record.status === input.status)
+      .sort((a, b) => a.createdAt - b.createdAt || a.approvalId.localeCompare(b.approvalId));
+    const start = input?.next === undefined ? 0 : Number(input.next);
+    if (!Number.isInteger(start) || start < 0) {
+      throw new ToolUsageError(`\`next\` is not a position this list returned, got: ${JSON.stringify(input?.next)}.`);
+    }
+    const end = start + (input?.limit ?? DEFAULT_PAGE_LIMIT);
+    return { records: all.slice(start, end), ...(end < all.length ? { next: String(end) } : {}) };
   }
 
   async begin(key: CallKey, input: BeginInput): Promise<BeginOutcome> {
@@ -168,6 +198,10 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
 
   async abandon(key: CallKey, token: string): Promise<void> {
     if (this.calls.get(callId(key))?.leaseToken === token) this.calls.delete(callId(key));
+  }
+
+  private withStatus(record: ApprovalRecord): ApprovalRecord {
+    return record.status === 'pending' && record.expiresAt <= this.now() ? { ...record, status: 'expired' } : record;
   }
 
   private live(approvalId: string): StoredApproval | undefined {

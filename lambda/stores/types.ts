@@ -3,7 +3,8 @@
  * implementations are interchangeable (and held to the same contract tests).
  */
 
-export type ApprovalStatus = 'pending' | 'approved' | 'denied';
+/** `expired`: not decided before `expiresAt`; final, like a decision. */
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
 
 /** An approval as the store holds it (§5). Times are epoch milliseconds. */
 export interface ApprovalRecord {
@@ -13,13 +14,13 @@ export interface ApprovalRecord {
   readonly args: Record<string, unknown>;
   readonly runId: string;
   readonly callId: string;
-  /** Who created it; `toolHandler` resumes only approvals owned by `handler`. */
+  /** Who created it; `toolHandler` resumes only approvals of its own owner (`handler` by default). */
   readonly owner: string;
   readonly status: ApprovalStatus;
   readonly decidedBy?: string;
   readonly decidedAt?: number;
   readonly reason?: string;
-  /** The fingerprint of `tool` and `args` as they stand; pass it to `decide` to decide on exactly these. */
+  /** The hash of `tool` and `args`; pass it to `decide` to decide on exactly these. */
   readonly fingerprint: string;
   /** The fingerprint of tool and args that the decision was taken on. */
   readonly decidedFingerprint?: string;
@@ -41,9 +42,9 @@ export interface CreateApprovalInput {
   readonly args: Record<string, unknown>;
   readonly runId: string;
   readonly callId: string;
-  /** Hash of tool and args: the same ids re-sent with other tool or args must not match. */
+  /** Hash of tool and args (`callFingerprint`): the same ids re-sent with other tool or args must not match. */
   readonly fingerprint: string;
-  /** @default 'handler' */
+  /** @default - the store's `owner` */
   readonly owner?: string;
 }
 
@@ -60,7 +61,7 @@ export interface DecideInput {
   readonly reason?: string;
   /**
    * The approval's `fingerprint` as the approver saw it: the decision is refused (`ToolUsageError`)
-   * if tool or args changed since. @default - decides on tool and args as they stand
+   * unless the stored tool and args still hash to it. @default - decides on tool and args as they stand
    */
   readonly fingerprint?: string;
 }
@@ -68,6 +69,11 @@ export interface DecideInput {
 export interface ClaimInput {
   /** Epoch ms at which the claim lapses (the claiming invocation's end). */
   readonly until: number;
+  /**
+   * The claim's token, chosen by the claimant: a repeated claim with the same token succeeds, so a
+   * claim whose answer was lost is recognised as one's own. @default - a fresh random token
+   */
+  readonly token?: string;
   /**
    * Tools that may run now; the claim fails when the approval's tool is not one of them.
    * `undefined` means any tool.
@@ -81,27 +87,58 @@ export type ClaimOutcome =
   | { readonly claimed: false; readonly record: ApprovalRecord | undefined };
 
 export interface ListApprovalsInput {
-  /** Only approvals not yet decided. @default false */
+  /** Only approvals not yet decided (and not expired). @default false */
   readonly pending?: boolean;
 }
 
-export interface ApprovalStore {
+export interface ListPageInput {
+  /** Only approvals of this status. @default - every status */
+  readonly status?: ApprovalStatus;
+  /** At most this many records (a page may hold fewer). @default 50 */
+  readonly limit?: number;
+  /** Where the previous page stopped (its `next`). @default - from the start */
+  readonly next?: string;
+}
+
+export interface ListPage {
+  readonly records: ApprovalRecord[];
+  /** Present while more may follow: pass it as `next`. */
+  readonly next?: string;
+}
+
+/**
+ * What a tool handler needs of approvals (§6b): create one for a call, and claim, release and
+ * complete a decided one. The construct's handler reaches these through the approvals engine.
+ */
+export interface ApprovalRunner {
   /** Creates the approval if absent (idempotent); returns it as it stands either way. */
   create(input: CreateApprovalInput): Promise<CreateApprovalOutcome>;
-  /** The approval, or `undefined` when missing or expired. */
-  get(approvalId: string): Promise<ApprovalRecord | undefined>;
-  /** Decides once. A second decision is a `ToolUsageError`, a missing approval `ApprovalNotFound`. */
-  decide(approvalId: string, decision: DecideInput): Promise<ApprovalRecord>;
   /**
-   * Claims an approved, unclaimed (or lapsed), unfinished, unexpired approval owned by `handler`.
-   * Exactly one of several concurrent claims wins.
+   * Claims an approved, unclaimed (or lapsed), unfinished, unexpired approval of the store's owner,
+   * whose stored tool and args still hash to the decision's fingerprint. Exactly one of several
+   * concurrent claims wins; a repeat with the winner's token wins again.
    */
   claim(approvalId: string, input: ClaimInput): Promise<ClaimOutcome>;
   /** Gives a claim back after the tool threw, so a retry may run it. */
   release(approvalId: string, token: string): Promise<void>;
-  /** Marks the claimed run finished and keeps its result (JSON-safe). */
+  /** Marks the claimed run finished and keeps its result (JSON-safe); a repeat is harmless. */
   complete(approvalId: string, token: string, result: unknown): Promise<void>;
+}
+
+export interface ApprovalStore extends ApprovalRunner {
+  /** The approval, or `undefined` when missing or expired. */
+  get(approvalId: string): Promise<ApprovalRecord | undefined>;
+  /** The approval whatever its status (`expired` included), or `undefined` when missing. */
+  read(approvalId: string): Promise<ApprovalRecord | undefined>;
+  /**
+   * Decides once, binding the decision to the hash of the stored tool and args. A second decision
+   * or an expired approval is a `ToolUsageError`, a missing approval `ApprovalNotFound`.
+   */
+  decide(approvalId: string, decision: DecideInput): Promise<ApprovalRecord>;
+  /** Live approvals, oldest first. */
   list(input?: ListApprovalsInput): Promise<ApprovalRecord[]>;
+  /** One page of approvals of any status (`expired` included), for the approvals API. */
+  listPage(input?: ListPageInput): Promise<ListPage>;
 }
 
 /** What `begin` found for a (run_id, call_id). */

@@ -3,6 +3,7 @@
  * store and the DynamoDB store on dynalite.
  */
 import { ApprovalNotFound, ToolUsageError } from '../../lambda/errors';
+import { callFingerprint } from '../../lambda/ids';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
 import { MemoryApprovalStore } from '../../lambda/stores/memory';
 import type { StoreOptions } from '../../lambda/stores/options';
@@ -32,17 +33,20 @@ const T0 = 1_700_000_000_000;
 const TTL_SECONDS = 3600;
 const TTL_MS = TTL_SECONDS * 1000;
 
+/** An approval input whose fingerprint is the hash of its tool and args, as the engine makes it. */
 function approval(overrides: Partial<CreateApprovalInput> = {}): CreateApprovalInput {
-  return {
+  const input = {
     approvalId: 'apr_1',
     tool: 'refund',
     args: { orderId: 'o-1', lines: [{ sku: 'a', qty: 2 }], note: 'ünïcødé ✓', empty: null },
     runId: 'run-1',
     callId: 'call-1',
-    fingerprint: 'fp-1',
     ...overrides,
   };
+  return { ...input, fingerprint: overrides.fingerprint ?? callFingerprint(input.tool, input.args) };
 }
+
+const FP_1 = approval().fingerprint;
 
 describe.each(harnesses)('$name', ({ make }) => {
   let time: number;
@@ -71,7 +75,7 @@ describe.each(harnesses)('$name', ({ make }) => {
           args: approval().args,
           runId: 'run-1',
           callId: 'call-1',
-          fingerprint: 'fp-1',
+          fingerprint: FP_1,
           owner: 'handler',
           status: 'pending',
           createdAt: T0,
@@ -87,7 +91,7 @@ describe.each(harnesses)('$name', ({ make }) => {
       time += 5000;
       const second = await store.create(approval({ args: { other: true }, fingerprint: 'fp-2', tool: 'other' }));
       expect(second).toEqual({ created: false, record: first.record });
-      expect(second.record.fingerprint).toBe('fp-1');
+      expect(second.record.fingerprint).toBe(FP_1);
     });
 
     test('returns the approval as it stands (decided) on a repeated create', async () => {
@@ -128,14 +132,14 @@ describe.each(harnesses)('$name', ({ make }) => {
     test('on the fingerprint the approver saw: refused once tool or args changed, else decided', async () => {
       await store.create(approval());
       const seen = (await store.get('apr_1'))!.fingerprint;
-      expect(seen).toBe('fp-1');
+      expect(seen).toBe(FP_1);
       await expect(store.decide('apr_1', { approved: true, by: 'alice', fingerprint: 'fp-other' })).rejects.toThrow(
         /changed since it was read/,
       );
       expect(await store.get('apr_1')).toMatchObject({ status: 'pending' });
       await expect(store.decide('apr_1', { approved: true, by: 'alice', fingerprint: seen })).resolves.toMatchObject({
         status: 'approved',
-        decidedFingerprint: 'fp-1',
+        decidedFingerprint: FP_1,
       });
     });
 
@@ -167,10 +171,16 @@ describe.each(harnesses)('$name', ({ make }) => {
       expect(await store.get('nope')).toBeUndefined();
     });
 
-    test('an expired approval is ApprovalNotFound', async () => {
+    test('an expired approval cannot be decided (ToolUsageError, conflict expired), and reads as expired', async () => {
       await store.create(approval());
       time = T0 + TTL_MS;
-      await expect(store.decide('apr_1', { approved: true, by: 'alice' })).rejects.toThrow(ApprovalNotFound);
+      await expect(store.decide('apr_1', { approved: true, by: 'alice' })).rejects.toMatchObject({
+        name: 'ToolUsageError',
+        conflict: 'expired',
+        message: expect.stringMatching(/expired before it was decided/),
+      });
+      expect(await store.get('apr_1')).toBeUndefined();
+      expect(await store.read('apr_1')).toMatchObject({ status: 'expired' });
     });
   });
 
@@ -345,6 +355,110 @@ describe.each(harnesses)('$name', ({ make }) => {
       time = T0 + TTL_MS;
       expect((await store.list()).map((r) => r.approvalId)).toEqual(['new']);
       expect((await store.list({ pending: true })).map((r) => r.approvalId)).toEqual(['new']);
+    });
+  });
+
+  describe('listPage (the approvals API)', () => {
+    async function fourStatuses(): Promise<void> {
+      await store.create(approval({ approvalId: 'p' }));
+      time += 1;
+      await store.create(approval({ approvalId: 'a' }));
+      await store.decide('a', { approved: true, by: 'alice' });
+      time += 1;
+      await store.create(approval({ approvalId: 'd' }));
+      await store.decide('d', { approved: false, by: 'bob' });
+      time += 1;
+      await store.create(approval({ approvalId: 'x' }));
+      time = T0 + 2 + TTL_MS; // p and a (and d) expire; x is live
+    }
+
+    async function all(input: { status?: 'pending' | 'approved' | 'denied' | 'expired'; limit?: number }): Promise<string[]> {
+      const ids: string[] = [];
+      let next: string | undefined;
+      let pages = 0;
+      do {
+        const page = await store.listPage({ ...input, next });
+        expect(page.records.length).toBeLessThanOrEqual(input.limit ?? 50);
+        ids.push(...page.records.map((record) => record.approvalId));
+        next = page.next;
+        expect(++pages).toBeLessThan(20);
+      } while (next !== undefined);
+      return ids.sort();
+    }
+
+    test('filters by status, expired included, and pages through every record exactly once', async () => {
+      await fourStatuses();
+      expect(await all({})).toEqual(['a', 'd', 'p', 'x']);
+      expect(await all({ limit: 1 })).toEqual(['a', 'd', 'p', 'x']);
+      expect(await all({ status: 'pending' })).toEqual(['x']);
+      expect(await all({ status: 'expired' })).toEqual(['p']);
+      expect(await all({ status: 'approved' })).toEqual(['a']);
+      expect(await all({ status: 'denied', limit: 2 })).toEqual(['d']);
+    });
+
+    test('a made-up next is a ToolUsageError naming next', async () => {
+      await expect(store.listPage({ next: 'not-a-position' })).rejects.toThrow(/`next` is not a position this list returned/);
+    });
+  });
+
+  describe('what the engine relies on (§9)', () => {
+    test('a claim repeated with its own token wins again (a claim whose answer was lost)', async () => {
+      await approved();
+      const first = await store.claim('apr_1', { until: T0 + 30_000, token: 'tok-1' });
+      expect(first).toMatchObject({ claimed: true, token: 'tok-1' });
+      expect(await store.claim('apr_1', { until: T0 + 30_000, token: 'tok-1' })).toMatchObject({ claimed: true, token: 'tok-1' });
+      expect(await store.claim('apr_1', { until: T0 + 30_000, token: 'tok-2' })).toMatchObject({ claimed: false });
+    });
+
+    test('a pending, a denied and an expired approval are never claimed, not even for a moment', async () => {
+      await store.create(approval({ approvalId: 'p' }));
+      await store.create(approval({ approvalId: 'd' }));
+      await store.decide('d', { approved: false, by: 'bob' });
+      for (const id of ['p', 'd']) {
+        const outcome = await store.claim(id, { until: T0 + 30_000 });
+        expect(outcome.claimed).toBe(false);
+        expect(outcome.record?.claimedUntil).toBeUndefined();
+        expect((await store.get(id))?.claimedUntil).toBeUndefined();
+      }
+      await approved({ approvalId: 'late' });
+      time = T0 + TTL_MS;
+      expect(await store.claim('late', { until: time + 30_000 })).toEqual({ claimed: false, record: undefined });
+    });
+
+    test('the decision binds to the hash of the stored tool and args', async () => {
+      await store.create(approval());
+      const record = await store.decide('apr_1', { approved: true, by: 'alice', fingerprint: FP_1 });
+      expect(record.decidedFingerprint).toBe(callFingerprint('refund', approval().args));
+    });
+
+    test('a completion is final: a repeat, a release and a later claim change nothing', async () => {
+      await approved();
+      const claim = await store.claim('apr_1', { until: T0 + 30_000, token: 'tok' });
+      expect(claim.claimed).toBe(true);
+      await store.complete('apr_1', 'tok', { n: 1 });
+      await store.complete('apr_1', 'tok', { n: 2 });
+      await store.release('apr_1', 'tok');
+      const after = await store.get('apr_1');
+      expect(after).toMatchObject({ completedAt: T0, result: { n: 1 }, hasResult: true });
+      expect(after?.claimedUntil).toBeUndefined();
+      expect(await store.claim('apr_1', { until: T0 + 30_000, token: 'tok' })).toMatchObject({ claimed: false });
+    });
+
+    test('conflicts say which: already decided, fingerprint mismatch', async () => {
+      await store.create(approval());
+      await expect(store.decide('apr_1', { approved: true, by: 'a', fingerprint: 'other' })).rejects.toMatchObject({
+        conflict: 'fingerprint_mismatch',
+      });
+      await store.decide('apr_1', { approved: true, by: 'a' });
+      await expect(store.decide('apr_1', { approved: false, by: 'b' })).rejects.toMatchObject({ conflict: 'already_decided' });
+    });
+
+    test('claims only approvals of its own owner', async () => {
+      await approved({ approvalId: 'theirs', owner: 'other-handler' });
+      expect(await store.claim('theirs', { until: T0 + 30_000 })).toMatchObject({ claimed: false });
+      const theirs = await make({ ttlSeconds: TTL_SECONDS, now: () => time, owner: 'other-handler' });
+      await theirs.create(approval({ approvalId: 'mine' }));
+      expect((await theirs.get('mine'))?.owner).toBe('other-handler');
     });
   });
 

@@ -1,0 +1,144 @@
+/**
+ * The approvals API (§9) behind a Lambda function URL with AWS_IAM auth: list, read and decide.
+ * The decider is the caller's authenticated principal, never a field of the request.
+ */
+import type { LambdaFunctionURLEventWithIAMAuthorizer as LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
+import * as z from 'zod';
+import { ApprovalNotFound, StoreUnavailable, ToolHandlerError, ToolUsageError } from '../errors';
+import { DecisionRefused } from '../stores/decision-errors';
+import { MAX_PAGE_LIMIT } from '../stores/options';
+import type { ApprovalStatus, ApprovalStore } from '../stores/types';
+import { toApiRecord } from './api-record';
+
+export interface ApprovalsApiOptions {
+  readonly store: ApprovalStore;
+}
+
+export type ApprovalsApi = (event: LambdaFunctionURLEvent) => Promise<LambdaFunctionURLResult>;
+
+const STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'expired'];
+
+const decisionSchema = z.strictObject({
+  approved: z.boolean(),
+  reason: z.string().max(4096).optional(),
+  fingerprint: z.string().min(1).max(256),
+});
+
+/** An answer other than 200, with the `error.type` the API documents. */
+class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function approvalsApi(options: ApprovalsApiOptions): ApprovalsApi {
+  const { store } = options;
+  return async (event) => {
+    try {
+      return json(200, await route(event));
+    } catch (error) {
+      const http = asHttpError(error);
+      if (http.statusCode >= 500) console.error(JSON.stringify({ level: 'ERROR', message: 'approvals API failed', error: String(error) }));
+      return json(http.statusCode, { error: { type: http.type, message: http.message } });
+    }
+  };
+
+  async function route(event: LambdaFunctionURLEvent): Promise<unknown> {
+    const method = event.requestContext?.http?.method ?? '';
+    const segments = pathSegments(event.rawPath ?? '/');
+    if (segments[0] !== 'approvals' || segments.length > 3 || (segments.length === 3 && segments[2] !== 'decision')) {
+      throw new HttpError(404, 'not_found', `No such resource: ${event.rawPath}. The API serves /approvals, /approvals/{id} and /approvals/{id}/decision.`);
+    }
+    if (segments.length === 1) {
+      allow(method, 'GET');
+      return list(event.queryStringParameters ?? {});
+    }
+    const approvalId = segments[1];
+    if (segments.length === 2) {
+      allow(method, 'GET');
+      const record = await store.read(approvalId);
+      if (!record) throw new HttpError(404, 'not_found', `Approval ${approvalId} does not exist.`);
+      return toApiRecord(record);
+    }
+    allow(method, 'POST');
+    const by = event.requestContext?.authorizer?.iam?.userArn;
+    if (typeof by !== 'string' || by.length === 0) {
+      throw new HttpError(403, 'unauthenticated', 'The request carries no IAM identity: call the API through its function URL, signed with SigV4.');
+    }
+    const body = parseDecision(event);
+    const record = await store.decide(approvalId, {
+      approved: body.approved,
+      by,
+      fingerprint: body.fingerprint,
+      ...(body.reason === undefined ? {} : { reason: body.reason }),
+    });
+    return toApiRecord(record);
+  }
+
+  async function list(query: Record<string, string | undefined>): Promise<unknown> {
+    const unknown = Object.keys(query).filter((key) => !['status', 'limit', 'next'].includes(key));
+    if (unknown.length > 0) throw badRequest(`Unknown query parameter ${unknown[0]}; the list takes status, limit and next.`);
+    const status = query.status;
+    if (status !== undefined && !STATUSES.includes(status as ApprovalStatus)) {
+      throw badRequest(`status must be one of ${STATUSES.join(', ')}, got: ${JSON.stringify(status)}.`);
+    }
+    let limit: number | undefined;
+    if (query.limit !== undefined) {
+      limit = Number(query.limit);
+      if (!/^\d+$/.test(query.limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
+        throw badRequest(`limit must be a whole number from 1 to ${MAX_PAGE_LIMIT}, got: ${JSON.stringify(query.limit)}.`);
+      }
+    }
+    const page = await store.listPage({ status: status as ApprovalStatus | undefined, limit, next: query.next });
+    return { approvals: page.records.map(toApiRecord), ...(page.next === undefined ? {} : { next: page.next }) };
+  }
+}
+
+function parseDecision(event: LambdaFunctionURLEvent): z.infer<typeof decisionSchema> {
+  const raw = event.body === undefined ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    throw badRequest('The body must be a JSON object { "approved": boolean, "reason"?: string, "fingerprint": string }.');
+  }
+  const parsed = decisionSchema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : issue.path.join('.') || 'body';
+  throw badRequest(`Bad decision body: ${field}: ${issue.message}.`);
+}
+
+function pathSegments(rawPath: string): string[] {
+  try {
+    return rawPath.split('/').filter((segment) => segment.length > 0).map((segment) => decodeURIComponent(segment));
+  } catch {
+    throw badRequest(`The path is not valid percent-encoding: ${rawPath}.`);
+  }
+}
+
+function allow(method: string, expected: string): void {
+  if (method !== expected) throw new HttpError(405, 'method_not_allowed', `${method} is not allowed here; use ${expected}.`);
+}
+
+function badRequest(message: string): HttpError {
+  return new HttpError(400, 'bad_request', message);
+}
+
+function asHttpError(error: unknown): HttpError {
+  if (error instanceof HttpError) return error;
+  if (error instanceof ApprovalNotFound) return new HttpError(404, 'not_found', error.message);
+  if (error instanceof DecisionRefused) return new HttpError(409, error.conflict, error.message);
+  if (error instanceof ToolUsageError) return badRequest(error.message);
+  if (error instanceof StoreUnavailable) return new HttpError(503, 'unavailable', error.message);
+  if (error instanceof ToolHandlerError && error.retryable) return new HttpError(503, 'unavailable', error.message);
+  return new HttpError(500, 'internal', 'The approvals API failed; see its logs.');
+}
+
+function json(statusCode: number, body: unknown): LambdaFunctionURLResult {
+  return { statusCode, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+}

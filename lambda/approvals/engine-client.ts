@@ -1,0 +1,100 @@
+import type { LambdaClient } from '@aws-sdk/client-lambda';
+import { StoreUnavailable, type ToolHandlerError } from '../errors';
+import { resolveRegion } from '../stores/dynamo-client';
+import type {
+  ApprovalRunner,
+  ClaimInput,
+  ClaimOutcome,
+  CreateApprovalInput,
+  CreateApprovalOutcome,
+} from '../stores/types';
+import type { EngineRequest, EngineResponse } from './engine-protocol';
+import { fromWireError } from './wire-errors';
+
+export interface EngineApprovalsProps {
+  /** Name or ARN of the approvals engine function. */
+  readonly functionName: string;
+  /** @default - one client per container, made on the first approval; the SDK honours `AWS_ENDPOINT_URL_LAMBDA` */
+  readonly client?: LambdaClient;
+}
+
+/** Loaded on the first approval: plain calls never pay for loading the Lambda client. */
+function lambdaSdk(): typeof import('@aws-sdk/client-lambda') {
+  return require('@aws-sdk/client-lambda') as typeof import('@aws-sdk/client-lambda');
+}
+
+let sharedClient: LambdaClient | undefined;
+
+/**
+ * A tool handler's approvals, kept by the approvals engine function (§9): each operation is one
+ * request-response invoke. The engine's errors come back as the same §4 errors; an engine that is
+ * throttled, failing or unreachable is a `StoreUnavailable` (retryable).
+ */
+export class EngineApprovals implements ApprovalRunner {
+  constructor(private readonly props: EngineApprovalsProps) {}
+
+  async create(input: CreateApprovalInput): Promise<CreateApprovalOutcome> {
+    const response = await this.invoke({
+      op: 'create',
+      tool: input.tool,
+      args: input.args,
+      run_id: input.runId,
+      call_id: input.callId,
+    });
+    return { created: response.created === true, record: response.record! };
+  }
+
+  async claim(approvalId: string, input: ClaimInput): Promise<ClaimOutcome> {
+    const token = input.token!;
+    const response = await this.invoke({
+      op: 'claim',
+      approval_id: approvalId,
+      token,
+      until: input.until,
+      ...(input.allowedTools === undefined ? {} : { tools: [...input.allowedTools] }),
+    });
+    return response.claimed ? { claimed: true, record: response.record!, token } : { claimed: false, record: response.record };
+  }
+
+  async release(approvalId: string, token: string): Promise<void> {
+    await this.invoke({ op: 'release', approval_id: approvalId, token });
+  }
+
+  async complete(approvalId: string, token: string, result: unknown): Promise<void> {
+    await this.invoke({ op: 'complete', approval_id: approvalId, token, result });
+  }
+
+  private async invoke(request: EngineRequest): Promise<Extract<EngineResponse, { ok: true }>> {
+    const { InvokeCommand, LambdaClient } = lambdaSdk();
+    const client =
+      this.props.client ??
+      (sharedClient ??= new LambdaClient({
+        region: resolveRegion(),
+        requestHandler: { connectionTimeout: 3000, requestTimeout: 10_000, throwOnRequestTimeout: true },
+      }));
+    let output;
+    try {
+      output = await client.send(
+        new InvokeCommand({ FunctionName: this.props.functionName, Payload: Buffer.from(JSON.stringify(request)) }),
+      );
+    } catch (error) {
+      throw this.unavailable(request.op, error instanceof Error ? `${error.name}: ${error.message}` : String(error), error);
+    }
+    const text = output.Payload ? Buffer.from(output.Payload).toString('utf8') : '';
+    if (output.FunctionError) throw this.unavailable(request.op, `the function failed (${output.FunctionError}): ${text}`);
+    let response: EngineResponse;
+    try {
+      response = JSON.parse(text) as EngineResponse;
+    } catch {
+      throw this.unavailable(request.op, `it answered something that is not JSON: ${text.slice(0, 200)}`);
+    }
+    if (!response.ok) throw fromWireError(response.error, 'The approvals engine');
+    return response;
+  }
+
+  private unavailable(op: string, detail: string, cause?: unknown): ToolHandlerError {
+    return new StoreUnavailable(`The approvals engine (${this.props.functionName}) failed during ${op}: ${detail}; retry later.`, {
+      cause,
+    });
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * What the handler sends the approvals engine and what comes back: one JSON object each way, over a
+ * request-response Lambda invoke. Failures come back as `{ ok: false, error }`, never thrown, so the
+ * §4 error and its `retryable` survive the trip.
+ */
+import * as z from 'zod';
+import { TOOL_NAME_PATTERN } from '../names';
+import type { ApprovalRecord } from '../stores/types';
+import type { WireError } from './wire-errors';
+
+const id = z.string().min(1).max(1024);
+
+export const engineRequestSchema = z.discriminatedUnion('op', [
+  z.strictObject({
+    op: z.literal('create'),
+    tool: z.string().regex(TOOL_NAME_PATTERN),
+    args: z.record(z.string(), z.unknown()),
+    run_id: id,
+    call_id: id,
+  }),
+  z.strictObject({
+    op: z.literal('claim'),
+    approval_id: id,
+    token: z.string().min(1).max(128),
+    until: z.number().finite(),
+    tools: z.array(z.string().regex(TOOL_NAME_PATTERN)).optional(),
+  }),
+  z.strictObject({ op: z.literal('release'), approval_id: id, token: z.string().min(1).max(128) }),
+  z.strictObject({ op: z.literal('complete'), approval_id: id, token: z.string().min(1).max(128), result: z.unknown() }),
+]);
+
+export type EngineRequest = z.infer<typeof engineRequestSchema>;
+
+export type EngineResponse =
+  | { readonly ok: true; readonly created?: boolean; readonly claimed?: boolean; readonly record?: ApprovalRecord }
+  | { readonly ok: false; readonly error: WireError };

@@ -1,0 +1,14 @@
+/**
+ * Entry of the approvals API function (§9), behind a function URL with AWS_IAM auth; configured by
+ * the construct's environment.
+ */
+import { approvalsApi } from '../approvals/api';
+import { ENV } from '../names';
+import { DynamoApprovalStore } from '../stores/dynamo';
+
+const tableName = process.env[ENV.approvalsTable]?.trim();
+if (!tableName) throw new Error(`The approvals API needs ${ENV.approvalsTable} to be set.`);
+
+export const handler = approvalsApi({
+  store: new DynamoApprovalStore({ tableName, owner: process.env[ENV.owner]?.trim() || undefined }),
+});

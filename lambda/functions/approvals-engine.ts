@@ -1,0 +1,27 @@
+/**
+ * Entry of the approvals engine function (§9): configured by the construct's environment, invoked
+ * by the tool handler only.
+ */
+import { approvalsEngine } from '../approvals/engine';
+import { readAllowlist, readSeconds } from '../config';
+import { ENV } from '../names';
+import { DynamoApprovalStore } from '../stores/dynamo';
+
+function required(name: string): string {
+  const value = process.env[name]?.trim();
+  if (!value) throw new Error(`The approvals engine needs ${name} to be set.`);
+  return value;
+}
+
+const ttlSeconds = readSeconds(ENV.approvalTtlSeconds, { allowZero: false });
+const claimMaxSeconds = readSeconds(ENV.claimMaxSeconds, { allowZero: false }) ?? 900;
+
+export const handler = approvalsEngine({
+  store: new DynamoApprovalStore({
+    tableName: required(ENV.approvalsTable),
+    owner: process.env[ENV.owner]?.trim() || undefined,
+    ...(ttlSeconds === undefined ? {} : { ttlSeconds }),
+  }),
+  allowed: readAllowlist() ?? new Set(),
+  claimMaxMs: claimMaxSeconds * 1000,
+});

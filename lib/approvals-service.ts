@@ -1,0 +1,103 @@
+import { CfnOutput, Duration, Names, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { ENV } from '../lambda/names';
+import { DEFAULTS, defaultArchitecture, defaultRuntime } from './defaults';
+import { packagedFunctionCode, PackagedFunction } from './packaged-code';
+import { apiTableStatements, engineTableStatements } from './permissions';
+
+export interface ApprovalsServiceOptions {
+  readonly table: dynamodb.ITable;
+  /** The allowlist: the engine keeps its own copy. */
+  readonly tools: readonly string[];
+  /** Set when the construct shares a table it was given. @default - the runtime's default owner */
+  readonly owner?: string;
+  readonly approvalTtlSeconds: number;
+  /** The tool handler function's timeout: no claim outlives the invocation that took it. */
+  readonly handlerTimeoutSeconds: number;
+  readonly runtime?: lambda.Runtime;
+  readonly architecture?: lambda.Architecture;
+  readonly logRetention?: logs.RetentionDays;
+  readonly removalPolicy: RemovalPolicy;
+}
+
+/**
+ * The two functions that own approvals (§9), each with a role of its own and code that ships prebuilt
+ * in this package: the engine (invoked by the tool handler only) and the approvals API (behind a
+ * function URL with AWS_IAM auth).
+ */
+export class ApprovalsService extends Construct {
+  readonly engine: lambda.Function;
+  readonly api: lambda.Function;
+  readonly apiUrl: lambda.FunctionUrl;
+
+  constructor(scope: Construct, id: string, options: ApprovalsServiceOptions) {
+    super(scope, id);
+    const shared = {
+      [ENV.approvalsTable]: options.table.tableName,
+      ...(options.owner === undefined ? {} : { [ENV.owner]: options.owner }),
+    };
+    this.engine = this.packagedFunction('Engine', 'approvals-engine', options, {
+      description: 'cdk-tool-handler approvals engine: creates, claims and completes approvals for the tool handler.',
+      environment: {
+        ...shared,
+        [ENV.tools]: options.tools.join(','),
+        [ENV.approvalTtlSeconds]: String(options.approvalTtlSeconds),
+        [ENV.claimMaxSeconds]: String(options.handlerTimeoutSeconds),
+      },
+    });
+    engineTableStatements(options.table).forEach((statement) => this.engine.addToRolePolicy(statement));
+
+    this.api = this.packagedFunction('Api', 'approvals-api', options, {
+      description: 'cdk-tool-handler approvals API: lists, reads and decides approvals for IAM-authenticated approvers.',
+      environment: shared,
+    });
+    apiTableStatements(options.table).forEach((statement) => this.api.addToRolePolicy(statement));
+    this.apiUrl = this.api.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.AWS_IAM });
+
+    const output = new CfnOutput(this, 'ApprovalsApiUrl', {
+      value: this.apiUrl.url,
+      description: 'The approvals API (cdk-tool-handler approvals --stack <this stack>).',
+    });
+    output.overrideLogicalId(`${Names.uniqueId(this)}ApprovalsApiUrl`);
+  }
+
+  private packagedFunction(
+    id: string,
+    code: PackagedFunction,
+    options: ApprovalsServiceOptions,
+    settings: { description: string; environment: { [key: string]: string } },
+  ): lambda.Function {
+    const logGroup = new logs.LogGroup(this, `${id}LogGroup`, {
+      retention: options.logRetention ?? DEFAULTS.logRetention,
+      removalPolicy: options.removalPolicy,
+    });
+    const role = new iam.Role(this, `${id}Role`, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `${settings.description} Its log group and its table statements, nothing else.`,
+    });
+    logGroup.grantWrite(role);
+    const fn = new lambda.Function(this, id, {
+      code: packagedFunctionCode(code),
+      handler: 'index.handler',
+      runtime: options.runtime ?? defaultRuntime(),
+      architecture: options.architecture ?? defaultArchitecture(),
+      memorySize: 256,
+      timeout: Duration.seconds(10),
+      description: settings.description,
+      environment: settings.environment,
+      role,
+      logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+    });
+    Validations.of(fn).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        "The package's own functions use the construct's `runtime` (Node.js 22 by default), the one they are built and tested for.",
+    });
+    return fn;
+  }
+}
