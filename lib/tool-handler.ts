@@ -268,23 +268,25 @@ export class ToolHandler extends Construct {
    * arise, with the reason. Anything else is left for the user's checks to report.
    */
   private acknowledgeFunctionFindings(): void {
-    const policy = this.lambdaFunction.role?.node.tryFindChild('DefaultPolicy');
-    if (!policy) return;
-    const acknowledge = (id: string, reason: string) => Validations.of(policy).acknowledge({ id, reason });
     const keys = [this.props.encryptionKey, this.approvalsTable.encryptionKey, this.queue.encryptionMasterKey];
-    if (keys.some((key) => key !== undefined)) {
-      const reason =
-        'kms:GenerateDataKey* and kms:ReEncrypt* are what the CDK grants (grantEncryptDecrypt, grantSendMessages) give ' +
-        'a principal that writes an SQS queue or DynamoDB table encrypted with a customer managed key; the resource ' +
-        'is the one key, not a wildcard.';
-      acknowledge('AwsSolutions-IAM5[Action::kms:GenerateDataKey*]', reason);
-      acknowledge('AwsSolutions-IAM5[Action::kms:ReEncrypt*]', reason);
-    }
-    if (this.props.tracing === lambda.Tracing.ACTIVE || this.props.tracing === lambda.Tracing.PASS_THROUGH) {
-      acknowledge(
-        'AwsSolutions-IAM5[Resource::*]',
-        'X-Ray PutTraceSegments and PutTelemetryRecords do not support resource-level permissions.',
-      );
+    const keyReason =
+      'kms:GenerateDataKey* and kms:ReEncrypt* are what the CDK grants (grantEncryptDecrypt, grantSendMessages) give ' +
+      'a principal that writes an SQS queue or DynamoDB table encrypted with a customer managed key; the resource ' +
+      'is the one key, not a wildcard.';
+    for (const fn of [this.lambdaFunction, this.approvalsEngine, this.approvalsApi]) {
+      const policy = fn.role?.node.tryFindChild('DefaultPolicy');
+      if (!policy) continue;
+      const acknowledge = (id: string, reason: string) => Validations.of(policy).acknowledge({ id, reason });
+      if (keys.some((key) => key !== undefined)) {
+        acknowledge('AwsSolutions-IAM5[Action::kms:GenerateDataKey*]', keyReason);
+        acknowledge('AwsSolutions-IAM5[Action::kms:ReEncrypt*]', keyReason);
+      }
+      if (fn === this.lambdaFunction && (this.props.tracing === lambda.Tracing.ACTIVE || this.props.tracing === lambda.Tracing.PASS_THROUGH)) {
+        acknowledge(
+          'AwsSolutions-IAM5[Resource::*]',
+          'X-Ray PutTraceSegments and PutTelemetryRecords do not support resource-level permissions.',
+        );
+      }
     }
   }
 }

@@ -100,6 +100,7 @@ export async function listApprovals(table: TableContext, input?: ListApprovalsIn
  */
 export async function listPage(table: TableContext, input: ListPageInput = {}): Promise<ListPage> {
   const limit = input.limit ?? DEFAULT_PAGE_LIMIT;
+  const start = decodeNext(input.next);
   const now = table.now();
   const e = new Expression();
   const filter = [`begins_with(${e.name(TABLE.partitionKey)}, ${e.value(TABLE.approvalKeyPrefix)})`];
@@ -112,7 +113,7 @@ export async function listPage(table: TableContext, input: ListPageInput = {}): 
         IndexName: TABLE.approvalsIndex,
         FilterExpression: filter.join(' AND '),
         Limit: limit,
-        ExclusiveStartKey: decodeNext(input.next),
+        ExclusiveStartKey: start,
         ...e.params(),
       }),
     ),

@@ -3,14 +3,18 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { App } from 'aws-cdk-lib';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { App, CfnElement, Stack } from 'aws-cdk-lib';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Template } from 'aws-cdk-lib/assertions';
 import { SampleStack } from '../../bin/sample-stack';
 import { ENV as VARIABLES } from '../../lambda/names';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
 import { createTestTable, dynaliteEndpoint } from '../support/dynamo';
 import { eventBridgeEvent, sqsEvent, sqsRecord } from '../support/events';
-import { ENV, onlyResource } from './helpers';
+import { APPROVER_ARN, functionUrlEvent } from '../support/function-url-event';
+import { startLambdaHost, type LambdaHost } from '../support/lambda-host';
+import { ENV } from './helpers';
 
 /**
  * The real bundle: synthesize the sample stack with bundling, take the asset's index.js and run it in
@@ -48,24 +52,56 @@ let bundle: string;
 let variables: Record<string, string>;
 let tableName: string;
 let store: DynamoApprovalStore;
+let host: LambdaHost;
+
+/** What the Lambda runtime gives every function here: a region, credentials, dynalite. */
+const AWS_ENV = {
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'test',
+  AWS_SECRET_ACCESS_KEY: 'test',
+  AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: '1',
+};
+
+/** A function of the synthesized template: its bundle and its environment. */
+function functionAt(template: Template, outdir: string, fn: IFunction): { bundle: string; env: Record<string, string> } {
+  const logicalId = Stack.of(fn).getLogicalId(fn.node.defaultChild as CfnElement);
+  const found = template.toJSON().Resources[logicalId];
+  const assets = JSON.parse(fs.readFileSync(path.join(outdir, `${Stack.of(fn).artifactId}.assets.json`), 'utf8'));
+  const hash = String(found.Properties.Code.S3Key).replace(/\.zip$/, '');
+  return {
+    bundle: path.join(outdir, assets.files[hash].source.path, 'index.js'),
+    env: found.Properties.Environment?.Variables ?? {},
+  };
+}
 
 beforeAll(async () => {
   const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'bundle-'));
   const app = new App({ outdir });
   const stack = new SampleStack(app, 'Sample', { env: ENV });
   const template = Template.fromStack(stack);
-  const assets = JSON.parse(fs.readFileSync(path.join(outdir, `${stack.artifactId}.assets.json`), 'utf8'));
-  const zips = Object.values(assets.files as Record<string, any>).filter((f) => f.source.packaging === 'zip');
-  expect(zips).toHaveLength(1);
-  bundle = path.join(outdir, zips[0].source.path, 'index.js');
+  const handlerFunction = functionAt(template, outdir, stack.tools.lambdaFunction);
+  const engine = functionAt(template, outdir, stack.tools.approvalsEngine);
+  const api = functionAt(template, outdir, stack.tools.approvalsApi);
+  bundle = handlerFunction.bundle;
   nodePath = sdkOnlyNodePath();
 
   const table = await createTestTable();
   tableName = table.tableName;
   store = new DynamoApprovalStore({ tableName, client: table.client });
-  const fromTemplate = onlyResource(template, 'AWS::Lambda::Function').resource.Properties.Environment.Variables;
-  variables = { ...fromTemplate, [VARIABLES.approvalsTable]: tableName };
+  const local = { ...AWS_ENV, AWS_ENDPOINT_URL_DYNAMODB: dynaliteEndpoint(), [VARIABLES.approvalsTable]: tableName };
+  host = await startLambdaHost(
+    { engine: { bundle: engine.bundle, env: { ...engine.env, ...local } }, api: { bundle: api.bundle, env: { ...api.env, ...local } } },
+    nodePath,
+  );
+  variables = {
+    ...handlerFunction.env,
+    [VARIABLES.approvalsTable]: tableName,
+    [VARIABLES.approvalsEngine]: 'engine',
+    AWS_ENDPOINT_URL_LAMBDA: host.endpoint,
+  };
 }, 60_000);
+
+afterAll(() => host?.close());
 
 /** Runs `code` as a script in a fresh Node process, in a directory of its own outside the repository. */
 async function runScript(code: string): Promise<string> {
@@ -78,11 +114,8 @@ async function runScript(code: string): Promise<string> {
       PATH: process.env.PATH,
       NODE_PATH: nodePath,
       ...variables,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
+      ...AWS_ENV,
       AWS_ENDPOINT_URL_DYNAMODB: dynaliteEndpoint(),
-      AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: '1',
     },
     timeout: 30_000,
   });
@@ -112,6 +145,24 @@ function context(awsRequestId) {
   }
   fs.writeFileSync(${JSON.stringify(results)}, JSON.stringify(out));
 })();
+`,
+  );
+  return JSON.parse(fs.readFileSync(results, 'utf8'));
+}
+
+/** Runs all `steps` at once through the bundled handler in one fresh Node process. */
+async function invokeConcurrently(steps: Array<{ event: unknown; requestId: string }>): Promise<any[]> {
+  const results = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'results-')), 'results.json');
+  await runScript(
+    `
+const fs = require('node:fs');
+const { handler } = require(${JSON.stringify(bundle)});
+const steps = ${JSON.stringify(steps)};
+const end = Date.now() + 30000;
+Promise.all(steps.map(({ event, requestId }) =>
+  handler(event, { awsRequestId: requestId, functionName: 'tools', getRemainingTimeInMillis: () => end - Date.now() })
+    .then((returned) => ({ returned }), (error) => ({ threw: { name: error.name, message: error.message, retryable: error.retryable } })),
+)).then((out) => fs.writeFileSync(${JSON.stringify(results)}, JSON.stringify(out)));
 `,
   );
   return JSON.parse(fs.readFileSync(results, 'utf8'));
@@ -200,17 +251,76 @@ describe('events through the bundle', () => {
     expect(outcomes[2].threw).toMatchObject({ name: 'ToolNotFound', retryable: false });
   });
 
-  test('an approval: pending, decided in the table, resumed once, then already done', async () => {
+  test('an approval: pending, decided through the API bundle, resumed once through the engine bundle, then already done', async () => {
     const [pending] = await invoke([{ requestId: 'a-1', event: { tool: 'refund', args: { orderId: 'o-42' } } }]);
     expect(pending.returned).toMatchObject({ status: 'pending_approval', tool: 'refund' });
     const approvalId = pending.returned.approval_id as string;
+    expect(host.invocations.get('engine')).toContainEqual(expect.objectContaining({ op: 'create', tool: 'refund' }));
 
-    await store.decide(approvalId, { approved: true, by: 'alice', reason: 'checked' });
+    const shown = await invokeApi(functionUrlEvent('GET', `/approvals/${approvalId}`));
+    expect(shown).toMatchObject({ statusCode: 200 });
+    const record = JSON.parse(shown.body);
+    expect(record).toMatchObject({ approval_id: approvalId, tool: 'refund', args: { orderId: 'o-42' }, status: 'pending' });
+    const decided = await invokeApi(
+      functionUrlEvent('POST', `/approvals/${approvalId}/decision`, { body: { approved: true, reason: 'checked', fingerprint: record.fingerprint } }),
+    );
+    expect(JSON.parse(decided.body)).toMatchObject({ status: 'approved', decided_by: APPROVER_ARN, reason: 'checked' });
+
+    const before = engineOps();
     const [resumed, again] = await invoke([
       { requestId: 'a-2', event: { approval_id: approvalId } },
       { requestId: 'a-3', event: { approval_id: approvalId } },
     ]);
     expect(resumed.returned).toMatchObject({ status: 'ok', tool: 'refund', approval_id: approvalId, result: { refunded: 'o-42' } });
-    expect(again.returned).toMatchObject({ status: 'already_done', approval_id: approvalId });
+    expect(again.returned).toMatchObject({ status: 'already_done', approval_id: approvalId, result: { refunded: 'o-42' } });
+    // A resume: claim + complete; one that cannot run: one refused claim.
+    expect(engineOps().slice(before.length)).toEqual(['claim', 'complete', 'claim']);
+  });
+
+  test('50 concurrent resumes of one approved approval through the bundles: exactly one runs', async () => {
+    const [pending] = await invoke([{ requestId: 'c-1', event: { tool: 'refund', args: { orderId: 'o-50' } } }]);
+    const approvalId = pending.returned.approval_id as string;
+    await store.decide(approvalId, { approved: true, by: 'test' });
+    const outcomes = await invokeConcurrently(
+      Array.from({ length: 50 }, (_, i) => ({ requestId: `c-r${i}`, event: { approval_id: approvalId } })),
+    );
+    const statuses = outcomes.map((o) => o.returned?.status ?? o.threw?.name);
+    expect(statuses.filter((s) => s === 'ok')).toHaveLength(1);
+    expect(statuses.filter((s) => s !== 'ok').every((s) => s === 'already_done' || s === 'CallInProgress')).toBe(true);
+    expect(await store.get(approvalId)).toMatchObject({ completedAt: expect.any(Number), result: { refunded: 'o-50' } });
+  });
+
+  test('the engine refuses a resume of a denied approval, typed: ApprovalDenied with the reason', async () => {
+    const [pending] = await invoke([{ requestId: 'n-1', event: { tool: 'refund', args: { orderId: 'o-no' } } }]);
+    const approvalId = pending.returned.approval_id as string;
+    const fingerprint = JSON.parse((await invokeApi(functionUrlEvent('GET', `/approvals/${approvalId}`))).body).fingerprint;
+    await invokeApi(functionUrlEvent('POST', `/approvals/${approvalId}/decision`, { body: { approved: false, reason: 'too much', fingerprint } }));
+    const [resumed] = await invoke([{ requestId: 'n-2', event: { approval_id: approvalId } }]);
+    expect(resumed.threw).toMatchObject({ name: 'ApprovalDenied', retryable: false, message: expect.stringMatching(/too much/) });
+  });
+
+  test('an engine that cannot be reached is a retryable StoreUnavailable', async () => {
+    const saved = variables;
+    variables = { ...variables, [VARIABLES.approvalsEngine]: 'no-such-engine' };
+    try {
+      const [outcome] = await invoke([{ requestId: 'u-1', event: { tool: 'refund', args: { orderId: 'o-u' } } }]);
+      expect(outcome.threw).toMatchObject({ name: 'StoreUnavailable', retryable: true });
+    } finally {
+      variables = saved;
+    }
   });
 });
+
+/** The ops the engine was asked for, in order. */
+function engineOps(): string[] {
+  return (host.invocations.get('engine') ?? []).map((request: any) => request.op);
+}
+
+/** Invokes the API bundle through the real Lambda client, as its function URL would. */
+async function invokeApi(event: unknown): Promise<{ statusCode: number; body: string }> {
+  const client = new LambdaClient({ region: 'us-east-1', endpoint: host.endpoint, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+  const output = await client.send(new InvokeCommand({ FunctionName: 'api', Payload: Buffer.from(JSON.stringify(event)) }));
+  client.destroy();
+  if (output.FunctionError) throw new Error(Buffer.from(output.Payload!).toString('utf8'));
+  return JSON.parse(Buffer.from(output.Payload!).toString('utf8'));
+}

@@ -1,12 +1,12 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { ENV, TABLE } from '../../lambda/names';
-import { onlyResource, statementsOfRole, toolStack, unbundledApp } from './helpers';
+import { actionsOf, handlerResource, onlyResource, statementsOfRole, toolStack, unbundledApp } from './helpers';
 
 /** Every default of §8, read off one stack built with only the required props. */
 const app = unbundledApp();
 const { stack, tools } = toolStack(app, 'Defaults');
 const template = Template.fromStack(stack);
-const fn = onlyResource(template, 'AWS::Lambda::Function');
+const fn = handlerResource(template, 'AWS::Lambda::Function');
 const queue = onlyResource(template, 'AWS::SQS::Queue', { RedrivePolicy: Match.anyValue() });
 
 describe('the function', () => {
@@ -24,7 +24,7 @@ describe('the function', () => {
   });
 
   test('logs JSON to its own log group, kept two years and retained', () => {
-    const logGroup = onlyResource(template, 'AWS::Logs::LogGroup');
+    const logGroup = handlerResource(template, 'AWS::Logs::LogGroup');
     expect(fn.resource.Properties.LoggingConfig).toEqual({ LogFormat: 'JSON', LogGroup: { Ref: logGroup.id } });
     expect(logGroup.resource.Properties.RetentionInDays).toBe(731);
     expect(logGroup.resource.DeletionPolicy).toBe('Retain');
@@ -38,8 +38,13 @@ describe('the function', () => {
       [ENV.timeoutSeconds]: '60',
       [ENV.marginSeconds]: '1',
       [ENV.approvalsTable]: { Ref: table.id },
+      [ENV.approvalsEngine]: { Ref: handlerEngineId() },
       [ENV.approvalTtlSeconds]: String(7 * 24 * 3600),
     });
+  });
+
+  test('sets no owner on a table of its own (approvals are owned by the default, handler)', () => {
+    expect(fn.resource.Properties.Environment.Variables[ENV.owner]).toBeUndefined();
   });
 
   test('has no tracing', () => {
@@ -56,7 +61,7 @@ describe('the function', () => {
   });
 
   test('has a role of its own with no managed policies', () => {
-    const role = onlyResource(template, 'AWS::IAM::Role');
+    const role = handlerResource(template, 'AWS::IAM::Role');
     expect(role.resource.Properties.ManagedPolicyArns).toBeUndefined();
     expect(fn.resource.Properties.Role).toEqual({ 'Fn::GetAtt': [role.id, 'Arn'] });
   });
@@ -187,8 +192,8 @@ describe('without event sources or a reply bus', () => {
   });
 
   test('the function may not put events anywhere', () => {
-    const role = onlyResource(template, 'AWS::IAM::Role');
-    const actions = statementsOfRole(template, role.id).flatMap((s) => [].concat(s.Action));
+    const role = handlerResource(template, 'AWS::IAM::Role');
+    const actions = statementsOfRole(template, role.id).flatMap((s) => actionsOf(s));
     expect(actions.filter((a: string) => a.startsWith('events:'))).toEqual([]);
   });
 });
@@ -197,4 +202,8 @@ function eventDlqId(): string {
   const ids = Object.keys(template.findResources('AWS::SQS::Queue', { Properties: { SqsManagedSseEnabled: true } }));
   expect(ids).toHaveLength(1);
   return ids[0];
+}
+
+function handlerEngineId(): string {
+  return stack.getLogicalId(tools.approvalsEngine.node.defaultChild as CfnElement);
 }

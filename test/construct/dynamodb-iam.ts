@@ -80,23 +80,28 @@ function topLevelNames(expression: string, names: Record<string, string>): strin
   return found;
 }
 
-/** A policy statement with the table resource it names (`table` or `index/<name>`). */
+/**
+ * A policy statement with a table resource it names: `table`, or a pattern below the table such as
+ * `index/<name>`, `index/*` or `stream/*`.
+ */
 export interface ScopedStatement {
   readonly resource: string;
   readonly statement: any;
 }
 
-/** Decides `request` against the statements on the table and its indexes. */
+/** Decides `request` against the statements on the table, its indexes and its stream. */
 export function evaluate(scoped: ScopedStatement[], request: RequestContext): Decision {
-  const statements = scoped.filter((s) => s.resource === request.resource).map((s) => s.statement);
-  const matching = statements.filter((s) => actions(s).some((a) => matches(a, request.action)) && conditionsHold(s.Condition ?? {}, request));
+  const statements = scoped.filter((s) => matches(s.resource, request.resource)).map((s) => s.statement);
+  const matching = statements.filter((s) => appliesTo(s, request.action) && conditionsHold(s.Condition ?? {}, request));
   if (matching.some((s) => s.Effect === 'Deny')) return 'explicitly denied';
   if (matching.some((s) => s.Effect === 'Allow')) return 'allowed';
   return 'denied by default';
 }
 
-function actions(statement: any): string[] {
-  return ([] as string[]).concat(statement.Action ?? []);
+/** `Action` matches the action; `NotAction` matches every action it does not name. */
+function appliesTo(statement: any, action: string): boolean {
+  if (statement.NotAction !== undefined) return !([] as string[]).concat(statement.NotAction).some((a) => matches(a, action));
+  return ([] as string[]).concat(statement.Action ?? []).some((a) => matches(a, action));
 }
 
 function matches(pattern: string, value: string): boolean {
@@ -132,6 +137,10 @@ function conditionHolds(operator: string, values: string[] | undefined, expected
       return (values ?? []).every((v) => expected.some((e) => matches(e, v)));
     case 'ForAnyValue:StringEquals':
       return (values ?? []).some((v) => expected.some((e) => equals(v, e)));
+    case 'ForAnyValue:StringLike':
+      return (values ?? []).some((v) => expected.some((e) => matches(e, v)));
+    case 'ForAnyValue:StringNotEquals':
+      return (values ?? []).some((v) => !expected.some((e) => equals(v, e)));
     case 'StringEqualsIfExists':
       return values === undefined || values.every((v) => expected.includes(v));
     default:

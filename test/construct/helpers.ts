@@ -48,6 +48,17 @@ export function onlyResource(template: Template, type: string, props?: object): 
   return { id: ids[0], resource: found[ids[0]] };
 }
 
+/**
+ * The one resource of `type` that belongs to the tool handler itself, not to the approvals service
+ * (whose functions, roles and log groups sit under `Approvals`).
+ */
+export function handlerResource(template: Template, type: string, props?: object): { id: string; resource: any } {
+  const found = template.findResources(type, props ? { Properties: props } : undefined);
+  const ids = Object.keys(found).filter((id) => !/^[A-Za-z0-9]*Approvals(Engine|Api)/.test(id));
+  if (ids.length !== 1) throw new Error(`expected one handler ${type}, found ${ids.length}: ${ids.join(', ')}`);
+  return { id: ids[0], resource: found[ids[0]] };
+}
+
 /** Every statement of every IAM policy attached to the role `roleId` (inline `AWS::IAM::Policy`). */
 export function statementsOfRole(template: Template, roleId: string): any[] {
   const policies = template.findResources('AWS::IAM::Policy');

@@ -3,9 +3,10 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
-import { APPROVAL_ATTRIBUTES, DECISION_ATTRIBUTES, TABLE } from '../../lambda/names';
+import { APPROVAL_ATTRIBUTES, TABLE } from '../../lambda/names';
 import { ToolHandler } from '../../lib';
-import { actionsOf, onlyResource, statementsOfRole, toolStack, unbundledApp } from './helpers';
+import { CALL_ITEM_ATTRIBUTES } from '../../lib/permissions';
+import { actionsOf, onlyResource, statementsOfRole, toolStack, unbundledApp, handlerResource } from './helpers';
 
 /** Least privilege (§8), read off the synthesized policies. All stacks are synthesized once. */
 const app = unbundledApp();
@@ -19,7 +20,7 @@ function withGrantees(id: string, key?: boolean, table?: (stack: Stack) => dynam
   const grantees = { sender: role('Sender'), invoker: role('Invoker'), approver: role('Approver'), reader: role('Reader') };
   built.tools.grantSendToolCalls(grantees.sender);
   built.tools.grantInvoke(grantees.invoker);
-  built.tools.grantDecide(grantees.approver);
+  built.tools.grantApprove(grantees.approver);
   built.tools.grantReadApprovals(grantees.reader);
   built.tools.grantInvoke(new iam.ServicePrincipal('apigateway.amazonaws.com'));
   return { ...built, grantees };
@@ -43,15 +44,23 @@ const tk = Template.fromStack(keyed.stack);
 const tg = Template.fromStack(givenKeyed.stack);
 const to = Template.fromStack(ownKey.stack);
 
+const byPrefix = (template: Template, type: string, prefix: string) => {
+  const found = Object.keys(template.findResources(type)).filter((id) => id.startsWith(prefix));
+  if (found.length !== 1) throw new Error(`expected one ${type} named ${prefix}*, found ${found.join(', ')}`);
+  return found[0];
+};
 const ids = (template: Template) => ({
-  table: onlyResource(template, 'AWS::DynamoDB::Table').id,
-  fn: onlyResource(template, 'AWS::Lambda::Function').id,
-  fnRole: onlyResource(template, 'AWS::IAM::Role', { AssumeRolePolicyDocument: { Statement: [{ Principal: { Service: 'lambda.amazonaws.com' } }] } }).id,
+  engine: byPrefix(template, 'AWS::Lambda::Function', 'ToolsApprovalsEngine'),
+  api: byPrefix(template, 'AWS::Lambda::Function', 'ToolsApprovalsApi'),
+  engineRole: byPrefix(template, 'AWS::IAM::Role', 'ToolsApprovalsEngineRole'),
+  apiRole: byPrefix(template, 'AWS::IAM::Role', 'ToolsApprovalsApiRole'),
+  table: Object.keys(template.findResources('AWS::DynamoDB::Table'))[0],
+  fn: handlerResource(template, 'AWS::Lambda::Function').id,
+  fnRole: handlerResource(template, 'AWS::IAM::Role', { AssumeRolePolicyDocument: { Statement: [{ Principal: { Service: 'lambda.amazonaws.com' } }] } }).id,
 });
 const roleId = (stack: Stack, role: iam.Role) => stack.getLogicalId(role.node.defaultChild as iam.CfnRole);
 const tableArn = (template: Template) => ({ 'Fn::GetAtt': [ids(template).table, 'Arn'] });
 const approvalsIndexArn = (template: Template) => ({ 'Fn::Join': ['', [tableArn(template), `/index/${TABLE.approvalsIndex}`]] });
-const decisions = Object.values(DECISION_ATTRIBUTES);
 const onlyApprovals = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.approvalKeyPrefix}*`] } };
 const kmsOf = (statements: any[]) => statements.filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')));
 
@@ -59,66 +68,60 @@ describe("the function's policy", () => {
   const statements = () => statementsOfRole(t, ids(t).fnRole);
   const allowed = () => statements().filter((s) => s.Effect === 'Allow');
 
-  test('has no wildcard action and no wildcard resource', () => {
-    for (const s of statements()) {
+  test('allows no wildcard action and no wildcard resource', () => {
+    for (const s of allowed()) {
       for (const action of actionsOf(s)) expect(action).not.toContain('*');
       expect(JSON.stringify(s.Resource)).not.toBe('"*"');
     }
   });
 
-  test('allows no Scan, Query, PutItem, batch or transaction on the table', () => {
-    const dynamo = allowed().flatMap(actionsOf).filter((a) => a.startsWith('dynamodb:'));
-    expect(dynamo.sort()).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
-  });
-
-  test('reads only approval items (the store never reads a call item with GetItem)', () => {
-    expect(allowed().filter((s) => actionsOf(s).includes('dynamodb:GetItem'))).toEqual([
-      { Sid: 'ToolHandlerGetApprovals', Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: tableArn(t), Condition: onlyApprovals },
+  test('allows UpdateItem and DeleteItem of call items only, naming call-item attributes only', () => {
+    expect(allowed().filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')))).toEqual([
+      {
+        Sid: 'ToolHandlerWritesCallItems',
+        Effect: 'Allow',
+        Action: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        Resource: tableArn(t),
+        Condition: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.callKeyPrefix}*`] },
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': CALL_ITEM_ATTRIBUTES },
+        },
+      },
     ]);
+    expect([...CALL_ITEM_ATTRIBUTES].sort()).toEqual(['expiresAt', 'fingerprint', 'kind', 'leaseToken', 'leaseUntil', 'pk', 'reply', 'state']);
+    expect(CALL_ITEM_ATTRIBUTES).not.toContain(APPROVAL_ATTRIBUTES.approvalId);
   });
 
-  test('updates only approval and call items', () => {
-    expect(allowed()).toContainEqual({
-      Sid: 'ToolHandlerUpdateItems',
-      Effect: 'Allow',
-      Action: 'dynamodb:UpdateItem',
-      Resource: tableArn(t),
-      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.approvalKeyPrefix}*`, `${TABLE.callKeyPrefix}*`] } },
-    });
-  });
-
-  test('deletes only call records', () => {
-    expect(allowed()).toContainEqual({
-      Sid: 'ToolHandlerDeleteCallRecords',
-      Effect: 'Allow',
-      Action: 'dynamodb:DeleteItem',
-      Resource: tableArn(t),
-      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.callKeyPrefix}*`] } },
-    });
-  });
-
-  test('is denied any write that names a decision attribute', () => {
-    expect(statements()).toContainEqual({
-      Sid: 'ToolHandlerNeverWritesDecisions',
+  test('is denied everything else on the table, its indexes and its stream, and every request on an approval item', () => {
+    const denies = statements().filter((s) => s.Effect === 'Deny');
+    expect(denies.map((s) => s.Sid).sort()).toEqual([
+      'ToolHandlerNeverApprovalItems',
+      'ToolHandlerNoIndexesNorStream',
+      'ToolHandlerNothingElseOnTheTable',
+      'ToolHandlerOnlyCallAttributes',
+    ]);
+    expect(denies).toContainEqual({
+      Sid: 'ToolHandlerNeverApprovalItems',
       Effect: 'Deny',
-      Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'],
+      Action: 'dynamodb:*',
       Resource: tableArn(t),
-      Condition: { 'ForAnyValue:StringEquals': { 'dynamodb:Attributes': decisions } },
+      Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.approvalKeyPrefix}*`] } },
     });
-    expect([...decisions].sort()).toEqual(['decidedAt', 'decidedBy', 'decidedFingerprint', 'decision', 'reason']);
+    expect(denies).toContainEqual({
+      Sid: 'ToolHandlerNothingElseOnTheTable',
+      Effect: 'Deny',
+      NotAction: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      Resource: tableArn(t),
+    });
   });
 
-  test('is denied PartiQL writes on the table', () => {
-    expect(statements()).toContainEqual({
-      Sid: 'ToolHandlerNoPartiQLWrites',
-      Effect: 'Deny',
-      Action: ['dynamodb:PartiQLInsert', 'dynamodb:PartiQLUpdate', 'dynamodb:PartiQLDelete'],
-      Resource: tableArn(t),
-    });
+  test('may invoke the approvals engine, and no other function (not the approvals API)', () => {
+    const invokes = allowed().filter((s) => actionsOf(s).some((a) => a.startsWith('lambda:')));
+    expect(invokes).toEqual([{ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { 'Fn::GetAtt': [ids(t).engine, 'Arn'] } }]);
   });
 
   test('otherwise only writes its logs, consumes its queue and sends to the event dead-letter queue', () => {
-    const rest = allowed().filter((s) => !actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+    const rest = allowed().filter((s) => !actionsOf(s).some((a) => a.startsWith('dynamodb:') || a.startsWith('lambda:')));
     expect(rest.map(actionsOf).flat().sort()).toEqual([
       'logs:CreateLogStream',
       'logs:PutLogEvents',
@@ -141,40 +144,51 @@ describe("the function's policy", () => {
   });
 });
 
-describe('grantDecide', () => {
-  const statements = () => statementsOfRole(t, roleId(plain.stack, plain.grantees.approver));
+describe('grantApprove', () => {
+  const apiArn = () => ({ 'Fn::GetAtt': [ids(t).api, 'Arn'] });
 
-  test('gets approval items, scans, and updates approval items naming only the decision attributes and what decide tests', () => {
-    expect(statements()).toEqual([
-      { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: tableArn(t), Condition: onlyApprovals },
-      { Effect: 'Allow', Action: 'dynamodb:Scan', Resource: approvalsIndexArn(t) },
+  test('the URL only: InvokeFunctionUrl with AWS_IAM auth, and InvokeFunction only when invoked via the URL; no table access', () => {
+    expect(statementsOfRole(t, roleId(plain.stack, plain.grantees.approver))).toEqual([
       {
         Effect: 'Allow',
-        Action: 'dynamodb:UpdateItem',
-        Resource: tableArn(t),
-        Condition: {
-          'ForAllValues:StringEquals': {
-            'dynamodb:Attributes': [
-              TABLE.partitionKey,
-              TABLE.ttlAttribute,
-              APPROVAL_ATTRIBUTES.claimedUntil,
-              APPROVAL_ATTRIBUTES.fingerprint,
-              ...decisions,
-            ],
-          },
-          ...onlyApprovals,
-        },
+        Action: 'lambda:InvokeFunctionUrl',
+        Resource: apiArn(),
+        Condition: { StringEquals: { 'lambda:FunctionUrlAuthType': 'AWS_IAM' } },
+      },
+      {
+        Effect: 'Allow',
+        Action: 'lambda:InvokeFunction',
+        Resource: apiArn(),
+        Condition: { Bool: { 'lambda:InvokedViaFunctionUrl': true } },
       },
     ]);
   });
 
-  test('no Query: the store never queries', () => {
-    expect(statements().flatMap(actionsOf)).not.toContain('dynamodb:Query');
+  test('every grant the construct makes on the API carries the URL-only conditions (no direct invoke with a made-up identity)', () => {
+    for (const template of [t, tk, tg, to]) {
+      const api = ids(template).api;
+      const onApi = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p: any) =>
+        p.Properties.PolicyDocument.Statement.filter((s: any) => JSON.stringify(s.Resource).includes(api)),
+      );
+      expect(onApi.length).toBeGreaterThan(0);
+      for (const statement of onApi) {
+        expect(statement.Condition).toEqual(
+          actionsOf(statement).includes('lambda:InvokeFunction')
+            ? { Bool: { 'lambda:InvokedViaFunctionUrl': true } }
+            : { StringEquals: { 'lambda:FunctionUrlAuthType': 'AWS_IAM' } },
+        );
+      }
+      const permissions = Object.values(template.findResources('AWS::Lambda::Permission')).filter((p: any) =>
+        JSON.stringify(p.Properties.FunctionName).includes(api),
+      );
+      expect(permissions).toEqual([]);
+    }
   });
 
-  test('with a key, may also use it', () => {
-    const actions = statementsOfRole(tk, roleId(keyed.stack, keyed.grantees.approver)).flatMap(actionsOf);
-    expect(actions).toEqual(expect.arrayContaining(['kms:Decrypt', 'kms:Encrypt']));
+  test('the API has a function URL with AWS_IAM auth, and its URL is a stack output ending in ApprovalsApiUrl', () => {
+    t.hasResourceProperties('AWS::Lambda::Url', { AuthType: 'AWS_IAM', TargetFunctionArn: { 'Fn::GetAtt': [ids(t).api, 'Arn'] } });
+    const outputs = Object.keys(t.findOutputs('*')).filter((id) => id.endsWith('ApprovalsApiUrl'));
+    expect(outputs).toHaveLength(1);
   });
 });
 
@@ -195,7 +209,7 @@ describe('grantReadApprovals', () => {
 describe('a given table with encryptionKey', () => {
   const keyArn = (template: Template, props?: object) => ({ 'Fn::GetAtt': [onlyResource(template, 'AWS::KMS::Key', props).id, 'Arn'] });
   const fnRoleOf = (template: Template) =>
-    onlyResource(template, 'AWS::IAM::Role', { AssumeRolePolicyDocument: { Statement: [{ Principal: { Service: 'lambda.amazonaws.com' } }] } }).id;
+    handlerResource(template, 'AWS::IAM::Role', { AssumeRolePolicyDocument: { Statement: [{ Principal: { Service: 'lambda.amazonaws.com' } }] } }).id;
   const kmsActionsOn = (statements: any[], key: object) =>
     kmsOf(statements).filter((s) => JSON.stringify(s.Resource) === JSON.stringify(key)).flatMap(actionsOf).sort();
   const encryptDecrypt = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*', 'kms:ReEncrypt*'];
@@ -206,9 +220,10 @@ describe('a given table with encryptionKey', () => {
     expect(kmsActionsOn(statementsOfRole(tg, fnRoleOf(tg)), keyArn(tg))).toEqual(expect.arrayContaining(encryptDecrypt));
   });
 
-  test('an imported table: grantDecide may encrypt and decrypt with the key', () => {
-    const statements = statementsOfRole(tg, roleId(givenKeyed.stack, givenKeyed.grantees.approver));
-    expect(kmsActionsOn(statements, keyArn(tg))).toEqual(encryptDecrypt);
+  test('an imported table: the engine and the API may encrypt and decrypt with the key', () => {
+    for (const role of [ids(tg).engineRole, ids(tg).apiRole]) {
+      expect(kmsActionsOn(statementsOfRole(tg, role), keyArn(tg))).toEqual(encryptDecrypt);
+    }
   });
 
   test('an imported table: grantReadApprovals may decrypt with the key, only', () => {
@@ -218,7 +233,7 @@ describe('a given table with encryptionKey', () => {
 
   test("a table that carries its own key: the grants use the table's key, not encryptionKey", () => {
     const tableKeyId = ownKey.stack.getLogicalId(ownKey.stack.node.findChild('TableKey').node.defaultChild as kms.CfnKey);
-    const approver = kmsOf(statementsOfRole(to, roleId(ownKey.stack, ownKey.grantees.approver)));
+    const approver = kmsOf(statementsOfRole(to, ids(to).apiRole));
     const reader = kmsOf(statementsOfRole(to, roleId(ownKey.stack, ownKey.grantees.reader)));
     for (const s of [...approver, ...reader]) expect(s.Resource).toEqual({ 'Fn::GetAtt': [tableKeyId, 'Arn'] });
     expect(approver.length).toBeGreaterThan(0);
@@ -267,7 +282,7 @@ describe('grantInvoke', () => {
 test('grants return the Grant', () => {
   const { tools } = toolStack(unbundledApp(), 'Other');
   const role = new iam.Role(tools, 'R', { assumedBy: new iam.AccountRootPrincipal() });
-  for (const grant of [tools.grantDecide(role), tools.grantReadApprovals(role), tools.grantSendToolCalls(role), tools.grantInvoke(role)]) {
+  for (const grant of [tools.grantApprove(role), tools.grantReadApprovals(role), tools.grantSendToolCalls(role), tools.grantInvoke(role)]) {
     expect(grant.success).toBe(true);
   }
   expect(ToolHandler).toBeDefined();

@@ -46,6 +46,8 @@ test('the sample stack passes, and says why for each acknowledgement', () => {
   expect(report.pluginReports ?? []).toEqual([]);
   const acks = acknowledgements(app);
   expect(acks.map(({ path: p, id }) => `${p} ${id}`).sort()).toEqual([
+    'Sample/Tools/Approvals/Api AwsSolutions-L1',
+    'Sample/Tools/Approvals/Engine AwsSolutions-L1',
     'Sample/Tools/EventDeadLetterQueue AwsSolutions-SQS3',
     'Sample/Tools/Function AwsSolutions-L1',
   ]);
@@ -69,6 +71,10 @@ test('every option on: the construct acknowledges only what follows from it', ()
   tools.grantReadApprovals(approver);
   expect(() => app.synth()).not.toThrow();
   expect(acknowledgements(app).map(({ path: p, id }) => `${p} ${id}`).sort()).toEqual([
+    'Full/Tools/Approvals/ApiRole/DefaultPolicy AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
+    'Full/Tools/Approvals/ApiRole/DefaultPolicy AwsSolutions-IAM5[Action::kms:ReEncrypt*]',
+    'Full/Tools/Approvals/EngineRole/DefaultPolicy AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
+    'Full/Tools/Approvals/EngineRole/DefaultPolicy AwsSolutions-IAM5[Action::kms:ReEncrypt*]',
     'Full/Tools/EventDeadLetterQueue AwsSolutions-SQS3',
     'Full/Tools/ServiceRole/DefaultPolicy AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
     'Full/Tools/ServiceRole/DefaultPolicy AwsSolutions-IAM5[Action::kms:ReEncrypt*]',

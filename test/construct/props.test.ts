@@ -8,7 +8,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { ENV, REPLY_EVENT_SOURCE, TABLE } from '../../lambda/names';
 import { ToolHandler, ToolHandlerProps } from '../../lib';
-import { onlyResource, statementsOfRole, toolStack, unbundledApp } from './helpers';
+import { actionsOf, handlerResource, onlyResource, statementsOfRole, toolStack, unbundledApp } from './helpers';
 
 /**
  * Each prop of §8 against its own stack; all stacks are built first and synthesized once.
@@ -103,7 +103,7 @@ const loopAdded = built.LoopSameBus.tools.addEventSource('Added', {
 });
 
 const templates = Object.fromEntries(Object.entries(built).map(([id, b]) => [id, Template.fromStack(b.stack)]));
-const fnOf = (id: string) => onlyResource(templates[id], 'AWS::Lambda::Function').resource.Properties;
+const fnOf = (id: string) => handlerResource(templates[id], 'AWS::Lambda::Function').resource.Properties;
 const createdQueueOf = (id: string) => onlyResource(templates[id], 'AWS::SQS::Queue', { RedrivePolicy: Match.anyValue() });
 
 describe('entry, handler and tools', () => {
@@ -176,7 +176,7 @@ describe('event sources', () => {
   const t = () => templates.Events;
 
   test('each item is a rule on the default bus, targeting the function with retries, an age limit and the DLQ', () => {
-    const fnId = onlyResource(t(), 'AWS::Lambda::Function').id;
+    const fnId = handlerResource(t(), 'AWS::Lambda::Function').id;
     const dlqId = onlyResource(t(), 'AWS::SQS::Queue', { SqsManagedSseEnabled: true }).id;
     t().hasResourceProperties('AWS::Events::Rule', {
       EventPattern: { source: ['agent'] },
@@ -244,7 +244,7 @@ describe('approvals table, TTL and removal policy', () => {
 
   test('removalPolicy applies to the created table and log group', () => {
     expect(onlyResource(templates.Ttl, 'AWS::DynamoDB::Table').resource.DeletionPolicy).toBe('Delete');
-    expect(onlyResource(templates.Ttl, 'AWS::Logs::LogGroup').resource.DeletionPolicy).toBe('Delete');
+    expect(handlerResource(templates.Ttl, 'AWS::Logs::LogGroup').resource.DeletionPolicy).toBe('Delete');
   });
 
   test('removalPolicy DESTROY applies to the queue and both dead-letter queues', () => {
@@ -263,7 +263,7 @@ describe('reply bus', () => {
     const t = templates.ReplyBus;
     const busId = onlyResource(t, 'AWS::Events::EventBus').id;
     expect(fnOf('ReplyBus').Environment.Variables[ENV.replyBus]).toEqual({ 'Fn::GetAtt': [busId, 'Arn'] });
-    const roleId = onlyResource(t, 'AWS::IAM::Role').id;
+    const roleId = handlerResource(t, 'AWS::IAM::Role').id;
     const put = statementsOfRole(t, roleId).filter((s) => [].concat(s.Action).includes('events:PutEvents' as never));
     expect(put).toEqual([{ Action: 'events:PutEvents', Effect: 'Allow', Resource: { 'Fn::GetAtt': [busId, 'Arn'] } }]);
   });
@@ -346,8 +346,8 @@ describe('encryption key', () => {
   });
 
   test('lets the function use the key', () => {
-    const roleId = onlyResource(t(), 'AWS::IAM::Role').id;
-    const kmsStatements = statementsOfRole(t(), roleId).filter((s) => [].concat(s.Action).some((a: string) => a.startsWith('kms:')));
+    const roleId = handlerResource(t(), 'AWS::IAM::Role').id;
+    const kmsStatements = statementsOfRole(t(), roleId).filter((s) => actionsOf(s).some((a: string) => a.startsWith('kms:')));
     expect(kmsStatements.length).toBeGreaterThan(0);
     for (const s of kmsStatements) expect(s.Resource).toEqual({ 'Fn::GetAtt': [keyId(), 'Arn'] });
   });
@@ -367,7 +367,7 @@ describe('function settings', () => {
   });
 
   test('log retention and tracing', () => {
-    expect(onlyResource(templates.Function, 'AWS::Logs::LogGroup').resource.Properties.RetentionInDays).toBe(30);
+    expect(handlerResource(templates.Function, 'AWS::Logs::LogGroup').resource.Properties.RetentionInDays).toBe(30);
     expect(fn().TracingConfig).toEqual({ Mode: 'Active' });
   });
 

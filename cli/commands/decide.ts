@@ -1,0 +1,60 @@
+/**
+ * `approvals approve|deny ID [--reason R] [--yes]`: reads the approval, shows what would run, asks
+ * (unless `--yes`), then decides with the fingerprint that was shown, so the decision binds to
+ * exactly the tool and args the approver saw.
+ */
+import type { ApprovalsClient } from '../approvals-client';
+import { confirm } from '../confirm';
+import { CliError, UsageError } from '../errors';
+import { formatDetails, shortTime } from '../format';
+import { writeLine, type CliIo } from '../io';
+
+export interface DecideInput {
+  readonly id: string;
+  readonly approved: boolean;
+  readonly reason?: string;
+  readonly yes: boolean;
+  readonly json: boolean;
+}
+
+/** Refuses before any request when nobody could answer the question. */
+export function checkCanConfirm(io: CliIo, input: DecideInput): void {
+  if (input.yes || io.stdin.isTTY === true) return;
+  const verb = input.approved ? 'approve' : 'deny';
+  throw new UsageError(
+    `Refusing to ${verb} without confirmation: stdin is not a terminal. ` +
+      `Check the approval with \`approvals show ${input.id}\`, then pass --yes to ${verb} it without asking.`,
+  );
+}
+
+export async function decideCommand(client: ApprovalsClient, io: CliIo, input: DecideInput): Promise<void> {
+  checkCanConfirm(io, input);
+  const verb = input.approved ? 'Approve' : 'Deny';
+  // With --json, stdout carries only the decided record.
+  const talk = input.json ? io.stderr : io.stdout;
+
+  const record = await client.get(input.id);
+  talk.write(formatDetails(record));
+  if (record.status !== 'pending') {
+    const by = record.decided_by ? ` by ${record.decided_by}` : '';
+    const at = record.decided_at ? ` at ${shortTime(record.decided_at)}` : '';
+    throw new CliError(`Approval ${record.approval_id} is ${record.status}${by}${at}, not pending: nothing to decide.`);
+  }
+  if (!input.yes) {
+    const yes = await confirm(`${verb} tool ${record.tool} for approval ${record.approval_id}?`, io.stdin, talk);
+    if (!yes) throw new CliError(`Not ${input.approved ? 'approved' : 'denied'}: nothing was sent.`);
+  }
+  const decided = await client.decide(record.approval_id, {
+    approved: input.approved,
+    fingerprint: record.fingerprint,
+    ...(input.reason === undefined ? {} : { reason: input.reason }),
+  });
+  if (input.json) {
+    io.stdout.write(`${JSON.stringify(decided, null, 2)}\n`);
+    return;
+  }
+  const by = decided.decided_by ? ` as ${decided.decided_by}` : '';
+  const reason = decided.reason ? ` (reason: ${decided.reason})` : '';
+  const done = decided.status === 'approved' ? 'Approved' : decided.status === 'denied' ? 'Denied' : `Decided (now ${decided.status})`;
+  writeLine(io.stdout, `${done} ${decided.approval_id}, tool ${decided.tool}${by}${reason}.`);
+}

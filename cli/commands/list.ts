@@ -1,0 +1,14 @@
+/** `approvals list [--status S]`: every page, as a table or as JSON. */
+import type { ApprovalsClient } from '../approvals-client';
+import { formatTable } from '../format';
+import type { CliIo } from '../io';
+import type { ApprovalStatus } from '../record';
+
+export async function listCommand(
+  client: ApprovalsClient,
+  io: CliIo,
+  input: { status?: ApprovalStatus; pageSize: number; json: boolean },
+): Promise<void> {
+  const approvals = await client.listAll({ status: input.status, pageSize: input.pageSize });
+  io.stdout.write(input.json ? `${JSON.stringify({ approvals }, null, 2)}\n` : formatTable(approvals));
+}

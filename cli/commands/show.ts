@@ -1,0 +1,9 @@
+/** `approvals show ID`. */
+import type { ApprovalsClient } from '../approvals-client';
+import { formatDetails } from '../format';
+import type { CliIo } from '../io';
+
+export async function showCommand(client: ApprovalsClient, io: CliIo, input: { id: string; json: boolean }): Promise<void> {
+  const record = await client.get(input.id);
+  io.stdout.write(input.json ? `${JSON.stringify(record, null, 2)}\n` : formatDetails(record));
+}

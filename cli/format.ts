@@ -1,0 +1,68 @@
+/** How approvals read on a terminal: a table for `list`, a block of details for one approval. */
+import type { ApprovalRecord } from './record';
+
+interface Column {
+  readonly title: string;
+  readonly max: number;
+  readonly value: (r: ApprovalRecord) => string;
+}
+
+const COLUMNS: readonly Column[] = [
+  { title: 'ID', max: 48, value: (r) => r.approval_id },
+  { title: 'TOOL', max: 32, value: (r) => r.tool },
+  { title: 'STATUS', max: 10, value: (r) => r.status },
+  { title: 'CREATED', max: 20, value: (r) => shortTime(r.created_at) },
+  { title: 'EXPIRES', max: 20, value: (r) => shortTime(r.expires_at) },
+];
+
+/** A plain-text table, one approval a line; cells longer than their column end in `…`. */
+export function formatTable(records: readonly ApprovalRecord[]): string {
+  if (records.length === 0) return 'No approvals.\n';
+  const rows = records.map((r) => COLUMNS.map((c) => truncate(oneLine(String(c.value(r) ?? '')), c.max)));
+  const widths = COLUMNS.map((c, i) => Math.max(c.title.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
+  const count = `${records.length} approval${records.length === 1 ? '' : 's'}.`;
+  return [line(COLUMNS.map((c) => c.title)), ...rows.map(line), count].join('\n') + '\n';
+}
+
+/** Everything an approver needs to decide: tool, args (pretty JSON), ids, status, times. */
+export function formatDetails(r: ApprovalRecord): string {
+  const rows: Array<[string, string | undefined]> = [
+    ['Approval', r.approval_id],
+    ['Tool', r.tool],
+    ['Status', r.status],
+    ['Run', r.run_id],
+    ['Call', r.call_id],
+    ['Created', r.created_at],
+    ['Expires', r.expires_at],
+    ['Decided by', r.decided_by],
+    ['Decided at', r.decided_at],
+    ['Reason', r.reason],
+    ['Fingerprint', r.fingerprint],
+  ];
+  const lines = rows.filter(([, v]) => v !== undefined).map(([k, v]) => `${`${k}:`.padEnd(13)}${v}`);
+  const args = JSON.stringify(r.args ?? null, null, 2)
+    .split('\n')
+    .map((l) => `  ${l}`);
+  return [...lines, 'Args:', ...args].join('\n') + '\n';
+}
+
+/** `2026-12-02T15:44:59.123Z` → `2026-12-02 15:44:59Z`; anything else as given. */
+export function shortTime(iso: string | undefined): string {
+  if (!iso) return '';
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  return new Date(t).toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, 'Z');
+}
+
+export function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/[\r\n\t]+/g, ' ');
+}

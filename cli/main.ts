@@ -1,0 +1,75 @@
+/**
+ * `cdk-tool-handler approvals list | show ID | approve ID | deny ID` (SPEC §9), callable in-process:
+ * everything it touches of its process comes in `io`, and it returns the exit code (see `errors.ts`).
+ */
+import { parseCommand, type Command, type Target } from './args';
+import { ApprovalsClient } from './approvals-client';
+import { decideCommand, checkCanConfirm } from './commands/decide';
+import { listCommand } from './commands/list';
+import { showCommand } from './commands/show';
+import { resolveCredentials } from './credentials';
+import { defaultRegion, toEndpoint } from './endpoint';
+import { ApiError, CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from './errors';
+import { writeLine, type CliIo } from './io';
+import { readStackUrl } from './stack-url';
+import { APPROVALS_USAGE, TOP_USAGE } from './usage';
+
+export type { CliIo } from './io';
+
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  try {
+    const command: Command = parseCommand(argv);
+    if (command.kind === 'help') {
+      io.stdout.write(command.topic === 'top' ? TOP_USAGE : APPROVALS_USAGE);
+      return EXIT_OK;
+    }
+    if (command.kind === 'decide') checkCanConfirm(io, command);
+    const client = await connect(command.target, io);
+    switch (command.kind) {
+      case 'list':
+        await listCommand(client, io, command);
+        break;
+      case 'show':
+        await showCommand(client, io, command);
+        break;
+      case 'decide':
+        await decideCommand(client, io, command);
+        break;
+    }
+    return EXIT_OK;
+  } catch (error) {
+    // `--json` counts even when the rest of the command line did not parse.
+    return report(error, io, argv.includes('--json'));
+  }
+}
+
+/** A given URL is checked first; then credentials (one identity for the stack lookup and the API). */
+async function connect(target: Target, io: CliIo): Promise<ApprovalsClient> {
+  const fallbackRegion = defaultRegion(target.region, io.env);
+  if (target.kind === 'url') {
+    const endpoint = toEndpoint(target.url, fallbackRegion);
+    return new ApprovalsClient(endpoint, await resolveCredentials(io.env));
+  }
+  const credentials = await resolveCredentials(io.env);
+  const url = await readStackUrl({ stack: target.stack, output: target.output, region: target.region, credentials, env: io.env });
+  return new ApprovalsClient(toEndpoint(url, fallbackRegion), credentials);
+}
+
+function report(error: unknown, io: CliIo, json: boolean): number {
+  if (!(error instanceof CliError)) {
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    writeLine(io.stderr, json ? JSON.stringify({ error: { type: 'internal', message } }) : `Unexpected error: ${message}`);
+    return EXIT_FAILED;
+  }
+  if (json) {
+    const body =
+      error instanceof ApiError
+        ? { status: error.status, type: error.type ?? null, message: error.apiMessage }
+        : { type: error instanceof UsageError ? 'usage' : 'failed', message: error.message };
+    writeLine(io.stderr, JSON.stringify({ error: body }));
+  } else {
+    writeLine(io.stderr, `Error: ${error.message}`);
+    if (error.exitCode === EXIT_USAGE) writeLine(io.stderr, 'Run `cdk-tool-handler approvals --help` for usage.');
+  }
+  return error.exitCode;
+}
