@@ -28,7 +28,7 @@ export async function startLambdaHost(functions: Record<string, HostedFunction>,
   const children: ChildProcess[] = [];
   const ports = new Map<string, number>();
   for (const [name, fn] of Object.entries(functions)) {
-    const child = spawn(process.execPath, [path.join(__dirname, 'lambda-host-child.js'), fn.bundle], {
+    const child = spawn(process.execPath, [path.join(__dirname, 'lambda-host-child.cjs'), fn.bundle], {
       env: { PATH: process.env.PATH, NODE_PATH: nodePath, ...fn.env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
