@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { bundleChildren, bundleHandler, type BundleInfo, bytesByOrigin, bytesUnder, filesUnder, type HandlerName } from './bundle';
 import { measureColdStart } from './cold-start';
+import { measureApprovalInvokes } from './approvals';
 import { measureDynamo } from './dynamo';
 import { OUT, RESULTS_FILE } from './lib/paths';
 import { round } from './lib/stats';
@@ -53,6 +54,8 @@ const RESULT_KEYS = [
   'repeat_round_trips',
   'batch_parallel_ratio',
   'synth_ratio_10_vs_1',
+  'approval_create_invokes',
+  'resume_invokes',
 ] as const;
 type Results = Record<(typeof RESULT_KEYS)[number], number>;
 
@@ -120,6 +123,8 @@ async function main(): Promise<void> {
 
   // 3. DynamoDB.
   progress('dynamodb: round trips against dynalite');
+  progress('approvals engine invokes');
+  const approvalInvokes = await measureApprovalInvokes(counts.dynamoIterations);
   const dynamo = await measureDynamo(children.dynamo, { ours: run.ours.file, powertools: run.powertools.file }, counts.dynamoIterations);
 
   // 4. Batch parallelism.
@@ -179,6 +184,8 @@ async function main(): Promise<void> {
     repeat_round_trips: round(dynamo['ours.repeat'].roundTrips),
     batch_parallel_ratio: round(parallel.ours),
     synth_ratio_10_vs_1: round(ratio(synth[10].synthMs, synth[1].synthMs)),
+    approval_create_invokes: round(approvalInvokes.create),
+    resume_invokes: round(approvalInvokes.resume),
   };
 
   const rows: Row[] = [
@@ -288,6 +295,17 @@ async function main(): Promise<void> {
       }),
     ),
     { figure: 'round trips per approval request', ours: num(dynamo['ours.request'].roundTrips), baseline: 'n/a', ratio: '' },
+    section('3b. approvals engine invokes per operation (the handler reaches approvals only through the engine)'),
+    { figure: 'call that needs approval', ours: num(approvalInvokes.create), baseline: 'n/a', ratio: '', target: '<= 1', met: approvalInvokes.create <= 1 },
+    { figure: 'resume (claim + complete)', ours: num(approvalInvokes.resume), baseline: 'n/a', ratio: '', target: '<= 2', met: approvalInvokes.resume <= 2 },
+    {
+      figure: 'resume that cannot run',
+      ours: num(approvalInvokes.refusedResume),
+      baseline: 'n/a',
+      ratio: '',
+      target: '<= 1',
+      met: approvalInvokes.refusedResume <= 1,
+    },
     section(`4. batch parallelism: 10 tools of 100 ms, wall / 100 ms (median of ${counts.parallelRounds})`),
     {
       figure: 'wall / 100 ms vs powertools',

@@ -177,7 +177,7 @@ function describeIssue(issue: z.core.$ZodIssue, object: JsonObject, kind: string
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0];
     if (DECISION_KEYS.has(key)) {
-      return `unknown key \`${key}\`: a decision never travels in an envelope; approvers decide in the approval store.`;
+      return `unknown key \`${key}\`: a decision never travels in an envelope; approvers decide through the approvals API (or the approval store).`;
     }
     const allowed = kind === 'a resume' ? '`approval_id` only' : '`tool`, `args`, `run_id`, `call_id`';
     return `key \`${key}\` is not allowed in ${kind} (allowed: ${allowed}).`;

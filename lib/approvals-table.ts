@@ -72,7 +72,7 @@ export function checkGivenTable(scope: Construct, table: dynamodb.ITable): void 
     Annotations.of(scope).addWarningV2(
       'cdk-tool-handler:approvalsTableIndex',
       `\`approvalsTable\` has no global secondary index "${TABLE.approvalsIndex}" keyed on the String ` +
-        `"${TABLE.approvalsIndexKey}": listing approvals (\`list\`, \`grantReadApprovals\`, \`grantDecide\`) will fail.`,
+        `"${TABLE.approvalsIndexKey}": listing approvals (the approvals API, \`grantReadApprovals\`) will fail.`,
     );
   }
   const cfn = table.node.defaultChild as dynamodb.CfnTable;

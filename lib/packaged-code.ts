@@ -6,18 +6,29 @@ import { fail } from './validation';
 /** The package's own functions, prebuilt by its build into `dist/functions/<name>/index.js`. */
 export type PackagedFunction = 'approvals-engine' | 'approvals-api';
 
-/**
- * The code of one of the package's own functions. From the published package (`dist/lib/`) it is
- * `../functions/<name>`; from this repository's sources (`lib/`, tests), `../dist/functions/<name>`.
- */
+const PACKAGE_NAME = 'cdk-tool-handler';
+
+/** The code of one of the package's own functions, from the package root's `dist/functions/<name>`. */
 export function packagedFunctionCode(name: PackagedFunction): lambda.Code {
-  const candidates = [path.join(__dirname, '..', 'functions', name), path.join(__dirname, '..', 'dist', 'functions', name)];
-  const found = candidates.find((dir) => fs.existsSync(path.join(dir, 'index.js')));
-  if (!found) {
+  const root = packageRoot(__dirname);
+  const dir = root && path.join(root, 'dist', 'functions', name);
+  if (!dir || !fs.existsSync(path.join(dir, 'index.js'))) {
     fail(
-      `The prebuilt ${name} function is missing (looked in ${candidates.join(' and ')}). ` +
+      `The prebuilt ${name} function is missing (looked for dist/functions/${name}/index.js in ${root ?? `the folders above ${__dirname}`}). ` +
         'The published package ships it; in a clone of this repository run `npm run build:functions`.',
     );
   }
-  return lambda.Code.fromAsset(found);
+  return lambda.Code.fromAsset(dir);
+}
+
+/** The nearest folder at or above `from` whose package.json names this package. */
+function packageRoot(from: string): string | undefined {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    try {
+      if (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).name === PACKAGE_NAME) return dir;
+    } catch {
+      // no readable package.json here: keep looking
+    }
+    if (path.dirname(dir) === dir) return undefined;
+  }
 }

@@ -116,9 +116,12 @@ export interface ToolHandlerProps {
   readonly eventSources?: ToolEventSourceOptions[];
 
   /**
-   * An existing approvals table. It must have a String partition key `pk`, no sort key, and TTL on
-   * `expiresAt`. If it is encrypted with a customer managed key that the table object does not carry
-   * (an imported table), pass that key as `encryptionKey`.
+   * An existing approvals table. It must have a String partition key `pk`, no sort key, TTL on
+   * `expiresAt`, and for listing approvals (the approvals API, `grantReadApprovals`) a global
+   * secondary index `approvals` keyed on the String `approvalId`. If it is encrypted with a customer
+   * managed key that the table object does not carry (an imported table), pass that key as
+   * `encryptionKey`. Its approvals get an owner unique to this construct, so several handlers can
+   * share one table.
    *
    * @default - a new table: on demand, point-in-time recovery, TTL, encrypted, retained on deletion
    */
@@ -155,8 +158,8 @@ export interface ToolHandlerProps {
    * that to the key policy of a key in this app, and warns for an imported key.
    *
    * With an existing `approvalsTable`, the table keeps its own encryption. If the table object does
-   * not carry its key (an imported table), this key is taken to be the table's: the function gets
-   * encrypt and decrypt on it, `grantDecide` encrypt and decrypt, `grantReadApprovals` decrypt.
+   * not carry its key (an imported table), this key is taken to be the table's: the function, the
+   * approvals engine and the approvals API get encrypt and decrypt on it, `grantReadApprovals` decrypt.
    *
    * @default - AWS managed keys (`alias/aws/sqs`, `alias/aws/dynamodb`); the event dead-letter queue,
    * which EventBridge writes to, uses SQS managed encryption

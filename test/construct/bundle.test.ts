@@ -299,6 +299,21 @@ describe('events through the bundle', () => {
     expect(resumed.threw).toMatchObject({ name: 'ApprovalDenied', retryable: false, message: expect.stringMatching(/too much/) });
   });
 
+  test('plain calls never load the Lambda client; the first approval does', async () => {
+    const dir = await runScript(`
+const { handler } = require(${JSON.stringify(bundle)});
+const loaded = () => Object.keys(require.cache).some((file) => file.includes('client-lambda'));
+const context = { awsRequestId: 'lazy-1', getRemainingTimeInMillis: () => 30000 };
+(async () => {
+  await handler({ tool: 'add', args: { a: 1, b: 1 } }, context);
+  const afterPlain = loaded();
+  await handler({ tool: 'refund', args: { orderId: 'o-lazy' } }, { ...context, awsRequestId: 'lazy-2' });
+  require('node:fs').writeFileSync('loaded.json', JSON.stringify({ afterPlain, afterApproval: loaded() }));
+})();
+`);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'loaded.json'), 'utf8'))).toEqual({ afterPlain: false, afterApproval: true });
+  });
+
   test('an engine that cannot be reached is a retryable StoreUnavailable', async () => {
     const saved = variables;
     variables = { ...variables, [VARIABLES.approvalsEngine]: 'no-such-engine' };

@@ -91,7 +91,7 @@ test('a table in this app with TTL and the approvals index: nothing to warn of',
 test('a table in this app without TTL nor the approvals index', () => {
   expect(warnings('TableWithoutTtl')).toEqual([
     '`approvalsTable` has no global secondary index "approvals" keyed on the String "approvalId": listing approvals ' +
-      '(`list`, `grantReadApprovals`, `grantDecide`) will fail. [ack: cdk-tool-handler:approvalsTableIndex]',
+      '(the approvals API, `grantReadApprovals`) will fail. [ack: cdk-tool-handler:approvalsTableIndex]',
     '`approvalsTable` should have TTL on "expiresAt", got: no TTL. Without it, expired approvals and kept replies are never deleted ' +
       '(the handler still treats them as gone). [ack: cdk-tool-handler:approvalsTableTtl]',
   ]);
