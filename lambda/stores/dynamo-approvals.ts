@@ -92,14 +92,15 @@ export async function claimApproval(table: TableContext, approvalId: string, inp
   const allowed = input.allowedTools;
   if (allowed?.size === 0) return { claimed: false, record: await getApproval(table, approvalId) };
   const now = table.now();
-  const token = randomUUID();
+  const token = input.token ?? randomUUID();
   const e = new Expression();
   const condition = [
     e.exists(TABLE.partitionKey),
     e.equals(A.owner, HANDLER_OWNER),
     `${e.name(TABLE.ttlAttribute)} > ${e.value(nowInSeconds(now))}`,
     e.absent(A.completedAt),
-    `(${e.absent(A.claimedUntil)} OR ${e.name(A.claimedUntil)} <= ${e.value(now)})`,
+    // Unclaimed, lapsed, or already ours (a retry of this claim, whose first answer was lost).
+    `(${e.absent(A.claimedUntil)} OR ${e.name(A.claimedUntil)} <= ${e.value(now)} OR ${e.equals(A.claimToken, token)})`,
   ];
   const toolsInCondition = allowed !== undefined && allowed.size <= MAX_IN_OPERANDS;
   if (toolsInCondition) {
@@ -118,9 +119,10 @@ export async function claimApproval(table: TableContext, approvalId: string, inp
       }),
     ),
   );
-  if (!outcome.ok) return { claimed: false, record: await getApproval(table, approvalId) };
+  const item = outcome.ok ? (outcome.value.Attributes as Item) : await ownClaimAfterRefusal(table, approvalId, token);
+  if (!item) return { claimed: false, record: await getApproval(table, approvalId) };
 
-  const record = toApprovalRecord(outcome.value.Attributes as Item);
+  const record = toApprovalRecord(item);
   const toolRefused = allowed !== undefined && !toolsInCondition && !allowed.has(record.tool);
   if (record.status !== 'approved' || toolRefused) {
     await releaseApproval(table, approvalId, token);
@@ -128,6 +130,26 @@ export async function claimApproval(table: TableContext, approvalId: string, inp
     return { claimed: false, record: unclaimed };
   }
   return { claimed: true, record, token };
+}
+
+/**
+ * After a refused claim: the item, when it shows a live, unfinished claim with our token (our own
+ * claim, applied by an attempt whose answer was lost), else `undefined`.
+ */
+async function ownClaimAfterRefusal(table: TableContext, approvalId: string, token: string): Promise<Item | undefined> {
+  const output = await read('claim', () =>
+    table.client().send(new GetCommand({ TableName: table.tableName, Key: approvalKey(approvalId), ConsistentRead: true })),
+  );
+  const item = output.Item;
+  const now = table.now();
+  const ours =
+    item !== undefined &&
+    !isExpired(item, now) &&
+    item[A.claimToken] === token &&
+    typeof item[A.claimedUntil] === 'number' &&
+    item[A.claimedUntil] > now &&
+    item[A.completedAt] === undefined;
+  return ours ? item : undefined;
 }
 
 export async function releaseApproval(table: TableContext, approvalId: string, token: string): Promise<void> {

@@ -106,10 +106,10 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
       record.owner === HANDLER_OWNER &&
       record.status === 'approved' &&
       record.completedAt === undefined &&
-      (record.claimedUntil === undefined || record.claimedUntil <= this.now()) &&
+      (record.claimedUntil === undefined || record.claimedUntil <= this.now() || (input.token !== undefined && stored?.claimToken === input.token)) &&
       (input.allowedTools === undefined || input.allowedTools.has(record.tool));
     if (!stored || !claimable) return { claimed: false, record };
-    const token = randomUUID();
+    const token = input.token ?? randomUUID();
     stored.claimToken = token;
     stored.record = { ...stored.record, claimedUntil: input.until };
     return { claimed: true, record: stored.record, token };

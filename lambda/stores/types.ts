@@ -73,6 +73,12 @@ export interface ClaimInput {
    * `undefined` means any tool.
    */
   readonly allowedTools?: ReadonlySet<string>;
+  /**
+   * The claim's token, chosen by the caller so that a retried claim (whose first answer was lost)
+   * is recognised as its own: a live claim holding this token is claimed again, not refused.
+   * @default - a fresh random token
+   */
+  readonly token?: string;
 }
 
 export type ClaimOutcome =
