@@ -118,7 +118,7 @@ export async function claimApproval(table: TableContext, approvalId: string, inp
         ...e.params(),
       }),
     ),
-  );
+  ).catch((error: unknown) => ownClaimAfterFailure(table, approvalId, token, error));
   const item = outcome.ok ? (outcome.value.Attributes as Item) : await ownClaimAfterRefusal(table, approvalId, token);
   if (!item) return { claimed: false, record: await getApproval(table, approvalId) };
 
@@ -150,6 +150,18 @@ async function ownClaimAfterRefusal(table: TableContext, approvalId: string, tok
     item[A.claimedUntil] > now &&
     item[A.completedAt] === undefined;
   return ours ? item : undefined;
+}
+
+/**
+ * After a claim write that failed (every SDK attempt): one may still have been applied, and its
+ * claim would then stand until it lapses while every redelivery sees it as another run's. So the
+ * item is read: a live claim with our token is ours; otherwise (or if the read fails too) the
+ * write's own error stands.
+ */
+async function ownClaimAfterFailure(table: TableContext, approvalId: string, token: string, error: unknown) {
+  const item = await ownClaimAfterRefusal(table, approvalId, token).catch(() => undefined);
+  if (!item) throw error;
+  return { ok: true as const, value: { Attributes: item } };
 }
 
 export async function releaseApproval(table: TableContext, approvalId: string, token: string): Promise<void> {

@@ -77,6 +77,18 @@ describe('claim (approval items)', () => {
     expect(context.runs.get('a2')).toBe(1);
   });
 
+  test('a claim whose every attempt lost its answer: the read that follows shows our token, so it is claimed', async () => {
+    const context = await countingHandler(RETRYING);
+    const approvalId = await approved(context, 'a4');
+    const lost = loseAnswers(context.client, { command: 'UpdateItemCommand', times: 3 });
+    await expect(context.handler({ approval_id: approvalId }, lambdaContext(10_000))).resolves.toMatchObject({
+      status: 'ok',
+      result: { refunded: 'a4' },
+    });
+    expect(lost.lost).toBe(3);
+    expect(context.runs.get('a4')).toBe(1);
+  });
+
   test('a caller-chosen token: the same token claims a live claim again, another token is refused', async () => {
     const context = await countingHandler();
     const approvalId = await approved(context, 'a3');
