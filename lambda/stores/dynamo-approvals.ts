@@ -119,8 +119,13 @@ export async function claimApproval(table: TableContext, approvalId: string, inp
       }),
     ),
   ).catch((error: unknown) => ownClaimAfterFailure(table, approvalId, token, error));
-  const item = outcome.ok ? (outcome.value.Attributes as Item) : await ownClaimAfterRefusal(table, approvalId, token);
-  if (!item) return { claimed: false, record: await getApproval(table, approvalId) };
+  let item: Item;
+  if (outcome.ok) item = outcome.value.Attributes as Item;
+  else {
+    const found = await readAfterRefusal(table, approvalId, token);
+    if (!found.ours) return { claimed: false, record: found.record };
+    item = found.ours;
+  }
 
   const record = toApprovalRecord(item);
   const toolRefused = allowed !== undefined && !toolsInCondition && !allowed.has(record.tool);
@@ -132,24 +137,23 @@ export async function claimApproval(table: TableContext, approvalId: string, inp
   return { claimed: true, record, token };
 }
 
+/** What one read after a refused or failed claim found. */
+type ClaimRead = { readonly ours: Item } | { readonly ours?: undefined; readonly record: ApprovalRecord | undefined };
+
 /**
- * After a refused claim: the item, when it shows a live, unfinished claim with our token (our own
- * claim, applied by an attempt whose answer was lost), else `undefined`.
+ * One consistent read after a refused claim: a live, unfinished claim with our token is our own
+ * (applied by an attempt whose answer was lost); anything else is the approval as it stands.
  */
-async function ownClaimAfterRefusal(table: TableContext, approvalId: string, token: string): Promise<Item | undefined> {
+async function readAfterRefusal(table: TableContext, approvalId: string, token: string): Promise<ClaimRead> {
   const output = await read('claim', () =>
     table.client().send(new GetCommand({ TableName: table.tableName, Key: approvalKey(approvalId), ConsistentRead: true })),
   );
   const item = output.Item;
   const now = table.now();
-  const ours =
-    item !== undefined &&
-    !isExpired(item, now) &&
-    item[A.claimToken] === token &&
-    typeof item[A.claimedUntil] === 'number' &&
-    item[A.claimedUntil] > now &&
-    item[A.completedAt] === undefined;
-  return ours ? item : undefined;
+  if (!item || isExpired(item, now)) return { record: undefined };
+  const claimedUntil = item[A.claimedUntil];
+  const ours = item[A.claimToken] === token && typeof claimedUntil === 'number' && claimedUntil > now && item[A.completedAt] === undefined;
+  return ours ? { ours: item } : { record: toApprovalRecord(item) };
 }
 
 /**
@@ -159,9 +163,9 @@ async function ownClaimAfterRefusal(table: TableContext, approvalId: string, tok
  * write's own error stands.
  */
 async function ownClaimAfterFailure(table: TableContext, approvalId: string, token: string, error: unknown) {
-  const item = await ownClaimAfterRefusal(table, approvalId, token).catch(() => undefined);
-  if (!item) throw error;
-  return { ok: true as const, value: { Attributes: item } };
+  const found = await readAfterRefusal(table, approvalId, token).catch(() => undefined);
+  if (!found?.ours) throw error;
+  return { ok: true as const, value: { Attributes: found.ours } };
 }
 
 export async function releaseApproval(table: TableContext, approvalId: string, token: string): Promise<void> {
