@@ -47,7 +47,7 @@ export interface DynamoApprovalStoreProps extends StoreOptions {
 
 /**
  * The DynamoDB approval and duplicate-call store. Round trips: create, get, decide, release,
- * complete, begin, finish and abandon 1 each; a claim 1 (2 when refused: the record is read);
+ * complete, begin, finish and abandon 1 each; a claim 1 (2 when refused or failed: the record is read);
  * begin 2 when it takes over a lapsed lease or an expired item. Store failures other than a refused
  * condition become retryable `AdapterError`s.
  */
