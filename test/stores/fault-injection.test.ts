@@ -30,7 +30,7 @@ const REMAINING_MS = 2500;
 /** How long a failed record stays invisible before it is redelivered (SQS's visibility timeout). */
 const VISIBILITY_MS = 150;
 const REQUEST_TIMEOUT_MS = 400;
-const WALL_CLOCK_LIMIT_MS = 40_000;
+const WALL_CLOCK_LIMIT_MS = 45_000;
 const MAX_ROUNDS = 2000;
 const RATES: Record<FaultKind, number> = {
   throttle: 0.05,
