@@ -4,7 +4,8 @@
  * dynalite counts UTF-16 units, not bytes, so the byte lengths are asserted here.
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { parseEnvelope } from '../../lambda';
+import { DynamoApprovalStore, MAX_ENVELOPE_BYTES, parseEnvelope, tool, toolHandler, ToolExecutor } from '../../lambda';
+import { createTestTable } from '../support/dynamo';
 import { approvalIdFor } from '../../lambda/ids';
 import { TABLE } from '../../lambda/names';
 import { approvalKey, callKey, MAX_PARTITION_KEY_BYTES } from '../../lambda/stores/dynamo-items';
@@ -99,5 +100,43 @@ describe('through the handler on dynalite', () => {
     await expect(handler({ approval_id }, lambdaContext(10_000))).resolves.toMatchObject({ status: 'ok', run_id: EMOJI_ID, call_id: EMOJI_ID });
     await expect(handler({ approval_id: EMOJI_ID }, lambdaContext(10_000))).rejects.toMatchObject({ name: 'ApprovalNotFound' });
     expect(runs.get('r')).toBe(1);
+  });
+});
+
+describe('a maximal envelope (1 MiB, worst-case ids) against every other limit', () => {
+  async function echoHandler() {
+    const { tableName, client } = await createTestTable();
+    const store = new DynamoApprovalStore({ tableName, client });
+    let runs = 0;
+    const echo = tool({ name: 'echo', run: (args) => (runs++, args) });
+    const gated = tool({ name: 'gated', requiresApproval: true, run: () => 'ran' });
+    const handler = toolHandler(new ToolExecutor({ tools: [echo, gated], approvals: store }), { replies: false });
+    return { handler, runs: () => runs };
+  }
+
+  function maximal(toolName: string) {
+    const shell = { tool: toolName, args: { blob: '' }, run_id: EMOJI_ID, call_id: EMOJI_ID };
+    const room = MAX_ENVELOPE_BYTES - bytes(JSON.stringify(shell));
+    const envelope = { ...shell, args: { blob: 'x'.repeat(room) } };
+    expect(bytes(JSON.stringify(envelope))).toBe(MAX_ENVELOPE_BYTES);
+    return envelope;
+  }
+
+  test('a call: runs once; its reply (over the 400 KB item limit) is kept without its result', async () => {
+    const { handler, runs } = await echoHandler();
+    const envelope = maximal('echo');
+    const first = await handler(envelope, lambdaContext(10_000));
+    expect(first).toMatchObject({ status: 'ok', run_id: EMOJI_ID, result: envelope.args });
+    const again = await handler(envelope, lambdaContext(10_000));
+    expect(again).toMatchObject({ status: 'ok', result_omitted: expect.any(String) });
+    expect(runs()).toBe(1);
+  });
+
+  test('a call that needs approval: args too large for an approval item are a ToolUsageError, not a retryable failure', async () => {
+    const { handler } = await echoHandler();
+    await expect(handler(maximal('gated'), lambdaContext(10_000))).rejects.toMatchObject({
+      name: 'ToolUsageError',
+      message: expect.stringMatching(/args are too large for an approval item/),
+    });
   });
 });
