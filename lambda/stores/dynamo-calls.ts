@@ -62,12 +62,13 @@ export async function beginCall(table: TableContext, key: CallKey, input: BeginI
         TableName: table.tableName,
         Key,
         UpdateExpression: `SET ${overwrite.join(', ')} REMOVE ${takeover.name(C.reply)}`,
-        // Or already ours: an SDK retry of this write, whose first answer was lost, must not be refused.
+        // Or our own running lease: an SDK retry of this write, whose first answer was lost, must not
+        // be refused. Only while running: an attempt applied late, after our finish, must not undo it.
         ConditionExpression: `(${[
           takeover.unchanged(C.leaseToken, old[C.leaseToken]),
           takeover.unchanged(C.state, old[C.state]),
           takeover.unchanged(TABLE.ttlAttribute, old[TABLE.ttlAttribute]),
-        ].join(' AND ')}) OR ${takeover.equals(C.leaseToken, token)}`,
+        ].join(' AND ')}) OR (${takeover.equals(C.leaseToken, token)} AND ${takeover.equals(C.state, CALL_STATE.running)})`,
         ...takeover.params(),
       }),
     ),

@@ -6,7 +6,7 @@
 import { callFingerprint } from '../../lambda/ids';
 import { lambdaContext, sqsEvent, sqsRecord, captureLogs } from '../support/events';
 import { countingHandler } from '../support/counting-tools';
-import { CONDITIONAL_CHECK_FAILED, loseAnswers } from '../support/sdk-middleware';
+import { CONDITIONAL_CHECK_FAILED, loseAnswers, replayLater } from '../support/sdk-middleware';
 
 let logs: ReturnType<typeof captureLogs>;
 beforeEach(() => {
@@ -38,6 +38,22 @@ describe('begin (call items)', () => {
     await expect(handler(sqsEvent(sqsRecord('m-b2', call)), lambdaContext(10_000))).resolves.toEqual({ batchItemFailures: [] });
     expect(lost.lost).toBe(1);
     expect(runs.get('b2')).toBe(1);
+  });
+});
+
+describe('late attempts', () => {
+  test('a takeover attempt applied late, after the call finished, does not undo the finish', async () => {
+    const { client, store, runs, handler } = await countingHandler(RETRYING);
+    const call = { tool: 'charge', args: { id: 'b3' }, run_id: 'r', call_id: 'b3' };
+    await store.begin({ runId: 'r', callId: 'b3' }, { fingerprint: callFingerprint('charge', call.args), leaseUntil: Date.now() - 1 });
+    // The redelivery's upsert passes; its takeover is sent again 300 ms later (after the finish).
+    const late = replayLater(client, { command: 'UpdateItemCommand', after: 1, ms: 300 });
+    await expect(handler(call, lambdaContext(10_000))).resolves.toMatchObject({ status: 'ok' });
+    expect(await late.replayed).toMatchObject({ name: 'ConditionalCheckFailedException' });
+    late.remove();
+    // The kept reply still stands: a redelivery after the lease's end gets it without running again.
+    await expect(handler(call, lambdaContext(10_000))).resolves.toMatchObject({ status: 'ok', result: { charged: 'b3' } });
+    expect(runs.get('b3')).toBe(1);
   });
 });
 

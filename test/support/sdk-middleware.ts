@@ -211,3 +211,36 @@ export function holdRequests(
     remove: () => client.middlewareStack.remove(name),
   };
 }
+
+/**
+ * After letting `after` requests of `command` through untouched, sends the next one as usual and
+ * sends it once more `ms` later, as a stalled attempt that the table applies late would be. Resolves
+ * `replayed` (with the late attempt's error, if any) once the late copy was answered.
+ */
+export function replayLater(
+  client: DynamoDBDocumentClient,
+  options: { command: string; after?: number; ms: number },
+): { readonly replayed: Promise<unknown>; remove(): void } {
+  const name = `test-replay-${nextId++}`;
+  let passed = 0;
+  let done = false;
+  let settle: (value: unknown) => void = () => undefined;
+  const replayed = new Promise<unknown>((resolve) => {
+    settle = resolve;
+  });
+  client.middlewareStack.add(
+    ((next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
+      if (context.commandName !== options.command || done || passed++ < (options.after ?? 0)) return next(args);
+      done = true;
+      setTimeout(() => {
+        next(args).then(
+          () => settle(undefined),
+          (error: unknown) => settle(error),
+        );
+      }, options.ms);
+      return next(args);
+    }) as never,
+    { step: 'finalizeRequest', name, priority: 'low' },
+  );
+  return { replayed, remove: () => client.middlewareStack.remove(name) };
+}
