@@ -10,7 +10,7 @@ import {
 } from './errors';
 import { randomUUID } from 'node:crypto';
 import { approvalIdFor, callFingerprint } from './ids';
-import { logWarning } from './log';
+import { writeAfterRun } from './bounded-write';
 import type { AlreadyDoneReply, CallIdentity, OkReply, PendingApprovalReply, Reply } from './reply';
 import { runTool } from './run-tool';
 import { defaultStores, ownerFrom } from './stores/default';
@@ -116,11 +116,13 @@ export class ToolExecutor {
       reply = await this.okReply(tool, args, envelope, options);
     } catch (error) {
       // A run that timed out may still be going: its lease stands until the invocation ends.
-      if (!(error instanceof ToolTimeout)) await calls.abandon(key, begun.token).catch(logStoreFailure('abandon', envelope));
+      if (!(error instanceof ToolTimeout)) {
+        await writeAfterRun('abandon', () => calls.abandon(key, begun.token), options.invocationEnd, callFields(envelope));
+      }
       throw error;
     }
-    // The tool ran: a store failure now must not make the delivery fail and run it again.
-    await calls.finish(key, begun.token, reply).catch(logStoreFailure('finish', envelope));
+    // The tool ran: a slow or failed store write now must not make the delivery fail and run it again.
+    await writeAfterRun('finish', () => calls.finish(key, begun.token, reply), options.invocationEnd, callFields(envelope));
     return reply;
   }
 
@@ -191,10 +193,13 @@ export class ToolExecutor {
       });
     } catch (error) {
       // A run that timed out may still be going: its claim lapses at the invocation's end.
-      if (!(error instanceof ToolTimeout)) await approvals.release(approvalId, token).catch(logStoreFailure('release', record));
+      if (!(error instanceof ToolTimeout)) {
+        await writeAfterRun('release', () => approvals.release(approvalId, token), options.invocationEnd, callFields(record));
+      }
       throw error;
     }
-    await approvals.complete(approvalId, token, result).catch(logStoreFailure('complete', record));
+    // The tool ran: a slow or failed store write now must not make the delivery fail and run it again.
+    await writeAfterRun('complete', () => approvals.complete(approvalId, token, result), options.invocationEnd, callFields(record));
     const reply: OkReply = {
       status: 'ok',
       tool: record.tool,
@@ -282,9 +287,6 @@ function sameIdsOtherCall(envelope: CallEnvelope): ToolUsageError {
   );
 }
 
-function logStoreFailure(operation: string, call: { runId: string; callId: string }) {
-  return (error: unknown) => {
-    const message = error instanceof Error ? error.message : String(error);
-    logWarning(`state store ${operation} failed after the tool ran`, { run_id: call.runId, call_id: call.callId, error: message });
-  };
+function callFields(call: { runId: string; callId: string; approvalId?: string }) {
+  return { run_id: call.runId, call_id: call.callId, ...(call.approvalId === undefined ? {} : { approval_id: call.approvalId }) };
 }

@@ -74,19 +74,34 @@ export async function processEnvelope(
   } catch (error) {
     outcome = { ok: false, error: asToolHandlerError(error), identity };
   }
+  logOutcome(outcome, options.messageId, source, started);
+  return outcome;
+}
+
+/**
+ * The outcome of a delivery that is refused before its payload is read (e.g. an SQS record whose
+ * body is not a string), logged like any call.
+ */
+export function refusedDelivery(error: ToolHandlerError, options: { messageId?: string; source: string }): EnvelopeOutcome {
+  const outcome: EnvelopeOutcome = { ok: false, error, identity: {} };
+  logOutcome(outcome, options.messageId, options.source, Date.now());
+  return outcome;
+}
+
+function logOutcome(outcome: EnvelopeOutcome, messageId: string | undefined, source: string, started: number): void {
+  const identity = outcome.identity;
   logCall({
     tool: identity.tool ?? null,
     run_id: identity.runId ?? null,
     call_id: identity.callId ?? null,
     approval_id: (outcome.ok && 'approval_id' in outcome.reply ? outcome.reply.approval_id : identity.approvalId) ?? null,
-    message_id: options.messageId ?? null,
+    message_id: messageId ?? null,
     source,
     ...(outcome.ok
       ? { status: outcome.reply.status }
       : { error: { type: outcome.error.name, message: outcome.error.message, retryable: outcome.error.retryable } }),
     duration_ms: Date.now() - started,
   });
-  return outcome;
 }
 
 /** Anything unexpected is a retryable `AdapterError`: the delivery is retried, never dropped. */

@@ -2,7 +2,8 @@ import type { Context, SQSBatchResponse } from 'aws-lambda';
 import { checkSeconds, readAllowlist, readSeconds } from './config';
 import { TOOL_NAME_PATTERN } from './names';
 import { ToolExecutor } from './executor';
-import { handleSqsBatch, isSqsEvent } from './events/sqs';
+import { handleSqsBatch } from './events/sqs';
+import { sqsRecordsOf } from './events/sqs-records';
 import { handleDirectInvoke, handleEventBridgeEvent, isEventBridgeEvent } from './events/single';
 import { HandlerSettings, startInvocation } from './events/invocation';
 import { flushLogLines, holdLogLines } from './log';
@@ -49,7 +50,9 @@ export function toolHandler(executorOrTools: ToolExecutor | readonly Tool<any>[]
     const invocation = startInvocation(settings, context);
     holdLogLines();
     try {
-      if (isSqsEvent(event)) return await handleSqsBatch(event, invocation);
+      // SQS batches, and EventBridge Pipes' arrays of SQS records (§11).
+      const records = sqsRecordsOf(event);
+      if (records) return await handleSqsBatch(records, invocation);
       if (isEventBridgeEvent(event)) return await handleEventBridgeEvent(event, invocation);
       return await handleDirectInvoke(event, context?.awsRequestId, invocation);
     } finally {

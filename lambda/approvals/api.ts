@@ -2,7 +2,7 @@
  * The approvals API (§9) behind a Lambda function URL with AWS_IAM auth: list, read and decide.
  * The decider is the caller's authenticated principal, never a field of the request.
  */
-import type { LambdaFunctionURLEventWithIAMAuthorizer as LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
+import type { APIGatewayProxyStructuredResultV2 as LambdaFunctionURLResult, LambdaFunctionURLEventWithIAMAuthorizer as LambdaFunctionURLEvent } from 'aws-lambda';
 import * as z from 'zod';
 import { ApprovalNotFound, StoreUnavailable, ToolHandlerError, ToolUsageError } from '../errors';
 import { DecisionRefused } from '../stores/decision-errors';

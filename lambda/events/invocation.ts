@@ -20,6 +20,11 @@ export interface Invocation extends HandlerSettings {
   readonly deadline: number;
   /** Epoch ms at which the Lambda invocation itself ends: leases and claims lapse then. */
   readonly invocationEnd: number;
+  /**
+   * Epoch ms by which a batch's answer is returned: the invocation's end less `RETURN_MARGIN_MS`,
+   * never before the deadline. Post-run store writes are bounded to end before it.
+   */
+  readonly returnBy: number;
   /** The deadline budget; zero or less means nothing may run. */
   readonly budgetMs: number;
   /** Aborts at the deadline, with a `ToolTimeout` as its reason. */
@@ -28,6 +33,9 @@ export interface Invocation extends HandlerSettings {
   readonly expired: Promise<void>;
   end(): void;
 }
+
+/** Time kept back from the invocation's end to return a batch's answer. */
+export const RETURN_MARGIN_MS = 100;
 
 /** The deadline is now + min(timeout, remaining - margin). */
 export function startInvocation(settings: HandlerSettings, context: Partial<Context> | undefined): Invocation {
@@ -45,10 +53,12 @@ export function startInvocation(settings: HandlerSettings, context: Partial<Cont
     if (budgetMs <= 0) expire();
     else timer = setTimeout(expire, budgetMs);
   });
+  const invocationEnd = remaining === undefined ? deadline : now + remaining;
   return {
     ...settings,
     deadline,
-    invocationEnd: remaining === undefined ? deadline : now + remaining,
+    invocationEnd,
+    returnBy: Math.max(deadline, invocationEnd - RETURN_MARGIN_MS),
     budgetMs,
     signal: controller.signal,
     expired,

@@ -1,5 +1,5 @@
 import type { EventBridgeEvent } from 'aws-lambda';
-import { AdapterError, ToolTimeout } from '../errors';
+import { AdapterError, ToolTimeout, ToolUsageError } from '../errors';
 import { isJsonObject } from '../json';
 import { processEnvelope } from '../handle-envelope';
 import type { Reply } from '../reply';
@@ -13,8 +13,21 @@ export function isEventBridgeEvent(event: unknown): event is ToolCallEvent {
   return isJsonObject(event) && 'detail-type' in event && 'source' in event && 'detail' in event;
 }
 
-/** The envelope is the event's `detail`; Lambda's asynchronous retries handle a throw. */
-export function handleEventBridgeEvent(event: ToolCallEvent, invocation: Invocation): Promise<Reply> {
+/**
+ * The envelope is the event's `detail`; Lambda's asynchronous retries handle a throw. The event's
+ * `source` and `id` name the call's source and delivery: anything but a non-empty string there is
+ * a `ToolUsageError` naming the field.
+ */
+export async function handleEventBridgeEvent(event: ToolCallEvent, invocation: Invocation): Promise<Reply> {
+  const fields = event as unknown as Record<string, unknown>;
+  for (const field of ['source', 'id']) {
+    const value = fields[field];
+    if (typeof value !== 'string' || value.length === 0) {
+      throw new ToolUsageError(
+        `Invalid EventBridge event: \`${field}\` must be a non-empty string, got ${value === null ? 'null' : typeof value}.`,
+      );
+    }
+  }
   return handleOne(event.detail, event.id, `events:${event.source}`, invocation);
 }
 

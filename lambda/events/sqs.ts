@@ -1,34 +1,37 @@
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { processEnvelope } from '../handle-envelope';
+import type { SQSBatchResponse } from 'aws-lambda';
+import { processEnvelope, refusedDelivery, type EnvelopeOutcome } from '../handle-envelope';
 import { logWarning } from '../log';
 import type { Invocation } from './invocation';
 import { forEachBounded } from './pool';
 import { settle } from './settle';
-
-/** An SQS batch; `{ Records: [] }` is an empty one. */
-export function isSqsEvent(event: unknown): event is SQSEvent {
-  const records = (event as Partial<SQSEvent> | null)?.Records;
-  return Array.isArray(records) && records.every((record) => record?.eventSource === 'aws:sqs');
-}
+import { isFifoBatch, messageGroupOf, recordProblem, type ReceivedSqsRecord } from './sqs-records';
 
 /**
  * Runs a batch and reports partial failures (§6). Standard queues run records concurrently;
- * FIFO queues run each message group in order and stop a group at its first failure. Whatever has
- * not succeeded by the deadline is reported failed; this never throws.
+ * FIFO queues run each message group in order and stop a group at its first failure. No record
+ * starts after the deadline, and the answer is returned by `invocation.returnBy`: a record whose
+ * call had not ended by then is reported failed, but one whose tool returned counts as done even if
+ * its reply was still being published (running it again would be worse). This never throws.
  */
-export async function handleSqsBatch(event: SQSEvent, invocation: Invocation): Promise<SQSBatchResponse> {
-  const records = event.Records;
-  const succeeded = new Set<SQSRecord>();
+export async function handleSqsBatch(records: readonly ReceivedSqsRecord[], invocation: Invocation): Promise<SQSBatchResponse> {
+  /** Delivered: a final outcome that needs no retry (§6, §7). */
+  const succeeded = new Set<ReceivedSqsRecord>();
+  /** The call ended well and its reply is being published. */
+  const publishing = new Set<ReceivedSqsRecord>();
   if (invocation.budgetMs <= 0) {
     logWarning('no time left before the deadline: every record is failed for a retry', {
       records: records.length,
       budget_ms: invocation.budgetMs,
     });
   } else {
-    const run = async (record: SQSRecord) => {
-      if (await handleRecord(record, invocation)) succeeded.add(record);
+    const run = async (record: ReceivedSqsRecord) => {
+      const outcome = await handleRecord(record, invocation);
+      if (outcome.ok) publishing.add(record);
+      const delivered = await settle(outcome, invocation.replies);
+      publishing.delete(record);
+      if (delivered) succeeded.add(record);
     };
-    const work = isFifo(records)
+    const work = isFifoBatch(records)
       ? forEachBounded(groupsOf(records), invocation.concurrency, invocation.signal, async (group) => {
           for (const record of group) {
             if (invocation.signal.aborted) return;
@@ -37,34 +40,52 @@ export async function handleSqsBatch(event: SQSEvent, invocation: Invocation): P
           }
         })
       : forEachBounded(records, invocation.concurrency, invocation.signal, run);
-    await Promise.race([work, invocation.expired]);
+    await untilOrLater(work, invocation.returnBy);
+    for (const record of publishing) {
+      succeeded.add(record);
+      logWarning('the reply was still being published when the invocation had to return; the record counts as done', {
+        message_id: record.messageId,
+      });
+    }
   }
   return {
-    batchItemFailures: records.filter((record) => !succeeded.has(record)).map((record) => ({ itemIdentifier: record.messageId })),
+    batchItemFailures: records
+      .filter((record) => !succeeded.has(record))
+      .map((record) => ({ itemIdentifier: record.messageId as string })),
   };
 }
 
-async function handleRecord(record: SQSRecord, invocation: Invocation): Promise<boolean> {
-  const outcome = await processEnvelope(invocation.executor, record.body, {
+function handleRecord(record: ReceivedSqsRecord, invocation: Invocation): Promise<EnvelopeOutcome> {
+  const messageId = record.messageId as string;
+  const problem = recordProblem(record);
+  if (problem) return Promise.resolve(refusedDelivery(problem, { messageId, source: 'sqs' }));
+  return processEnvelope(invocation.executor, record.body, {
     tools: invocation.allowed,
-    messageId: record.messageId,
-    source: `sqs:${record.eventSourceARN}`,
+    messageId,
+    source: `sqs:${record.eventSourceARN as string}`,
     deadline: invocation.deadline,
     invocationEnd: invocation.invocationEnd,
     deadlineSignal: invocation.signal,
   });
-  // A record that finished after the deadline was already reported failed.
-  return !invocation.signal.aborted && (await settle(outcome, invocation.replies));
 }
 
-function isFifo(records: readonly SQSRecord[]): boolean {
-  return records.length > 0 && records[0].eventSourceARN?.endsWith('.fifo') === true;
+/** Waits for `work`, but not past `epochMs`. */
+async function untilOrLater(work: Promise<void>, epochMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, epochMs - Date.now()));
+  });
+  try {
+    await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
-function groupsOf(records: readonly SQSRecord[]): SQSRecord[][] {
-  const groups = new Map<string, SQSRecord[]>();
+function groupsOf(records: readonly ReceivedSqsRecord[]): ReceivedSqsRecord[][] {
+  const groups = new Map<string, ReceivedSqsRecord[]>();
   for (const record of records) {
-    const id = record.attributes?.MessageGroupId ?? '';
+    const id = messageGroupOf(record);
     const group = groups.get(id);
     if (group) group.push(record);
     else groups.set(id, [record]);

@@ -111,6 +111,7 @@ export async function claimApproval(table: TableContext, approvalId: string, inp
     e.equals(D.decision, DECISION.approved),
     `${e.name(D.decidedFingerprint)} = ${e.name(A.fingerprint)}`,
     e.absent(A.completedAt),
+    // Unclaimed, lapsed, or already ours (a retry of this claim, whose first answer was lost).
     `(${e.absent(A.claimedUntil)} OR ${e.name(A.claimedUntil)} <= ${e.value(now)} OR ${e.equals(A.claimToken, token)})`,
   ];
   const toolsInCondition = allowed !== undefined && allowed.size <= MAX_IN_OPERANDS;
@@ -129,17 +130,16 @@ export async function claimApproval(table: TableContext, approvalId: string, inp
         ...e.params(),
       }),
     ),
-  );
-  let item: Item | undefined;
-  if (outcome.ok) {
-    item = outcome.value.Attributes as Item;
-  } else {
-    item = await readItem(table, approvalId, 'claim');
-    const ours = item !== undefined && item[A.claimToken] === token && item[A.completedAt] === undefined && !isExpired(item, now);
-    if (!ours) return { claimed: false, record: item && !isExpired(item, now) ? toApprovalRecord(item, now) : undefined };
+  ).catch((error: unknown) => ownClaimAfterFailure(table, approvalId, token, error));
+  let item: Item;
+  if (outcome.ok) item = outcome.value.Attributes as Item;
+  else {
+    const found = await readAfterRefusal(table, approvalId, token);
+    if (!found.ours) return { claimed: false, record: found.record };
+    item = found.ours;
   }
 
-  const record = toApprovalRecord(item!, now);
+  const record = toApprovalRecord(item, table.now());
   const toolRefused = allowed !== undefined && !toolsInCondition && !allowed.has(record.tool);
   // The condition compared the stored fingerprint; this checks that the stored args still hash to it.
   const notDecidedOn = callFingerprint(record.tool, record.args) !== record.decidedFingerprint;
@@ -149,6 +149,34 @@ export async function claimApproval(table: TableContext, approvalId: string, inp
     return { claimed: false, record: unclaimed };
   }
   return { claimed: true, record, token };
+}
+
+/** What one read after a refused or failed claim found. */
+type ClaimRead = { readonly ours: Item } | { readonly ours?: undefined; readonly record: ApprovalRecord | undefined };
+
+/**
+ * One consistent read after a refused claim: a live, unfinished claim with our token is our own
+ * (applied by an attempt whose answer was lost); anything else is the approval as it stands.
+ */
+async function readAfterRefusal(table: TableContext, approvalId: string, token: string): Promise<ClaimRead> {
+  const item = await readItem(table, approvalId, 'claim');
+  const now = table.now();
+  if (!item || isExpired(item, now)) return { record: undefined };
+  const claimedUntil = item[A.claimedUntil];
+  const ours = item[A.claimToken] === token && typeof claimedUntil === 'number' && claimedUntil > now && item[A.completedAt] === undefined;
+  return ours ? { ours: item } : { record: toApprovalRecord(item, now) };
+}
+
+/**
+ * After a claim write that failed (every SDK attempt): one may still have been applied, and its
+ * claim would then stand until it lapses while every redelivery sees it as another run's. So the
+ * item is read: a live claim with our token is ours; otherwise (or if the read fails too) the
+ * write's own error stands.
+ */
+async function ownClaimAfterFailure(table: TableContext, approvalId: string, token: string, error: unknown) {
+  const found = await readAfterRefusal(table, approvalId, token).catch(() => undefined);
+  if (!found?.ours) throw error;
+  return { ok: true as const, value: { Attributes: found.ours } };
 }
 
 /** Gives the claim back, if it is still this token's and the run did not finish. */

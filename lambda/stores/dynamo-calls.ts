@@ -43,7 +43,8 @@ export async function beginCall(table: TableContext, key: CallKey, input: BeginI
   const first = await upsertIfAbsent(table, 'begin', Key, fields);
   if (!first.ok) throw storeUnavailable('begin', new Error(`unexpected refusal (${first.refusal}) of an unconditional upsert`));
   const old = first.value;
-  if (!old) return { state: 'started', token };
+  // Absent, or already ours: an SDK retry of this very write, whose first answer was lost.
+  if (!old || isOwnLease(old, token)) return { state: 'started', token };
 
   if (!isExpired(old, now)) {
     if (old[C.fingerprint] !== input.fingerprint) return { state: 'mismatch' };
@@ -61,16 +62,23 @@ export async function beginCall(table: TableContext, key: CallKey, input: BeginI
         TableName: table.tableName,
         Key,
         UpdateExpression: `SET ${overwrite.join(', ')} REMOVE ${takeover.name(C.reply)}`,
-        ConditionExpression: [
+        // Or our own running lease: an SDK retry of this write, whose first answer was lost, must not
+        // be refused. Only while running: an attempt applied late, after our finish, must not undo it.
+        ConditionExpression: `(${[
           takeover.unchanged(C.leaseToken, old[C.leaseToken]),
           takeover.unchanged(C.state, old[C.state]),
           takeover.unchanged(TABLE.ttlAttribute, old[TABLE.ttlAttribute]),
-        ].join(' AND '),
+        ].join(' AND ')}) OR (${takeover.equals(C.leaseToken, token)} AND ${takeover.equals(C.state, CALL_STATE.running)})`,
         ...takeover.params(),
       }),
     ),
   );
   return second.ok ? { state: 'started', token } : { state: 'in_progress' };
+}
+
+/** The item holds the running lease that `token` took: a write of ours whose answer was lost. */
+function isOwnLease(item: Record<string, unknown>, token: string): boolean {
+  return item[C.leaseToken] === token && item[C.state] === CALL_STATE.running;
 }
 
 export async function finishCall(table: TableContext, key: CallKey, token: string, reply: unknown): Promise<void> {

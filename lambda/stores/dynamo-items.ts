@@ -2,6 +2,7 @@
  * How approvals and calls sit in the table (layout in `names.ts`): item keys, item-to-record
  * mapping, the expiry rule and item sizes. No SDK calls here.
  */
+import { createHash } from 'node:crypto';
 import { APPROVAL_ATTRIBUTES as A, DECISION, DECISION_ATTRIBUTES as D, TABLE } from '../names';
 import type { ApprovalRecord, ApprovalStatus, CallKey } from './types';
 
@@ -18,9 +19,26 @@ export function approvalKey(approvalId: string): Record<string, string> {
   return { [TABLE.partitionKey]: TABLE.approvalKeyPrefix + approvalId };
 }
 
-/** `call#["<runId>","<callId>"]`: unambiguous whatever characters the ids hold. */
+/** DynamoDB's limit on a partition key value (and on a GSI's), in UTF-8 bytes. */
+export const MAX_PARTITION_KEY_BYTES = 2048;
+
+/** Marks a call key made of a hash: a plain one starts with `call#[`, so the two never meet. */
+const HASHED_CALL_KEY_MARK = '~';
+
+/**
+ * `call#["<runId>","<callId>"]`: unambiguous whatever characters the ids hold. Ids of up to 256
+ * code points (§2) may make that longer than DynamoDB's 2,048-byte key limit; such a key is
+ * `call#~` + base64url(sha256(the same JSON)) instead, which no plain key can equal and no two
+ * calls share (short of a SHA-256 collision).
+ */
 export function callKey(key: CallKey): Record<string, string> {
-  return { [TABLE.partitionKey]: TABLE.callKeyPrefix + JSON.stringify([key.runId, key.callId]) };
+  const json = JSON.stringify([key.runId, key.callId]);
+  const plain = TABLE.callKeyPrefix + json;
+  const value =
+    utf8Bytes(plain) <= MAX_PARTITION_KEY_BYTES
+      ? plain
+      : TABLE.callKeyPrefix + HASHED_CALL_KEY_MARK + createHash('sha256').update(json).digest('base64url');
+  return { [TABLE.partitionKey]: value };
 }
 
 /** The TTL attribute's value (epoch seconds, whole) for an expiry at `epochMs`. */

@@ -54,9 +54,9 @@ export interface DynamoApprovalStoreProps extends StoreOptions {
 
 /**
  * The DynamoDB approval and duplicate-call store. Round trips: create, get, read, release, complete,
- * begin, finish and abandon 1 each; a claim 1 (2 when refused: the record is read); decide 2 (read,
- * then write); begin 2 when it takes over a lapsed lease or an expired item. Store failures other
- * than a refused condition become `StoreUnavailable` errors (retryable).
+ * begin, finish and abandon 1 each; a claim 1 (2 when refused or failed: the record is read); decide
+ * 2 (read, then write); begin 2 when it takes over a lapsed lease or an expired item. Store failures
+ * other than a refused condition become `StoreUnavailable` errors (retryable).
  */
 export class DynamoApprovalStore implements ApprovalStore, CallStore {
   private readonly table: TableContext;

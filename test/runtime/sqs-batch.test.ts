@@ -271,6 +271,6 @@ describe('SQS records the handler cannot read', () => {
     const handler = handlerWith([add]);
     const record = { ...sqsRecord('no-body', {}), body: undefined as unknown as string };
     await expect(handler(sqsEvent(record), lambdaContext(10_000))).resolves.toEqual({ batchItemFailures: [{ itemIdentifier: 'no-body' }] });
-    expect(logs.lines()[0]).toMatchObject({ error: { type: 'ToolUsageError', message: 'Invalid envelope: must be a JSON object, got undefined.' } });
+    expect(logs.lines()[0]).toMatchObject({ error: { type: 'ToolUsageError', message: 'Invalid SQS record: `body` must be a string, got undefined (missing).' } });
   });
 });

@@ -227,6 +227,17 @@ describe.each(harnesses)('$name', ({ make }) => {
       expect(second.record?.claimedUntil).toBe(T0 + 30_000);
     });
 
+    test('a caller-chosen token claims its own live claim again (a retry whose answer was lost); another token does not', async () => {
+      await approved();
+      expect(await store.claim('apr_1', { until: T0 + 30_000, token: 'tok-1' })).toMatchObject({ claimed: true, token: 'tok-1' });
+      time += 1000;
+      expect(await store.claim('apr_1', { until: T0 + 30_000, token: 'tok-1' })).toMatchObject({ claimed: true, token: 'tok-1' });
+      expect((await store.claim('apr_1', { until: T0 + 30_000, token: 'tok-2' })).claimed).toBe(false);
+      expect((await store.claim('apr_1', { until: T0 + 30_000 })).claimed).toBe(false);
+      await store.complete('apr_1', 'tok-1', 'done');
+      expect((await store.claim('apr_1', { until: T0 + 30_000, token: 'tok-1' })).claimed).toBe(false); // finished
+    });
+
     test('claims again once the first claim lapsed', async () => {
       await approved();
       const first = await store.claim('apr_1', { until: T0 + 30_000 });

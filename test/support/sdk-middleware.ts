@@ -111,3 +111,136 @@ export function injectFault(
   });
   return () => client.middlewareStack.remove(name);
 }
+
+/** The network error a connection reset gives; the SDK's retry strategy treats it as transient. */
+export function connectionReset(): Error {
+  return Object.assign(new Error('socket hang up (injected after the table answered)'), { code: 'ECONNRESET' });
+}
+
+export interface LostAnswers {
+  /** Requests whose answer was thrown away so far. */
+  readonly lost: number;
+  remove(): void;
+}
+
+/**
+ * After letting `after` requests of `command` (e.g. `UpdateItemCommand`) through untouched, lets the
+ * next `times` HTTP requests of it reach the table, then
+ * throws a connection reset instead of returning the table's answer: the write is applied but the
+ * caller never hears so, and the SDK retries it (the client needs `maxAttempts` of 2 or more).
+ * With `retryAnswer`, the retry that follows is answered with that fault instead of being sent.
+ * Sits inside the SDK's retry middleware, so it sees every attempt.
+ */
+export function loseAnswers(
+  client: DynamoDBDocumentClient,
+  options: { command: string; after?: number; times?: number; retryAnswer?: ServiceFault },
+): LostAnswers {
+  const name = `test-lose-answer-${nextId++}`;
+  const limit = options.times ?? 1;
+  let passed = 0;
+  let lost = 0;
+  let answerNextWithFault = false;
+  client.middlewareStack.add(
+    ((next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
+      if (context.commandName !== options.command) return next(args);
+      if (answerNextWithFault && options.retryAnswer) {
+        answerNextWithFault = false;
+        throw serviceError(options.retryAnswer);
+      }
+      if (passed < (options.after ?? 0) || lost >= limit) {
+        passed++;
+        return next(args);
+      }
+      await next(args);
+      lost++;
+      answerNextWithFault = true;
+      throw connectionReset();
+    }) as never,
+    { step: 'finalizeRequest', name, priority: 'low' },
+  );
+  return {
+    get lost() {
+      return lost;
+    },
+    remove: () => client.middlewareStack.remove(name),
+  };
+}
+
+/** A service error shaped as the SDK's deserializer would throw it. */
+function serviceError(fault: ServiceFault): Error {
+  const type = fault.type.split('#').pop()!;
+  return Object.assign(new Error(fault.message), {
+    name: type,
+    $fault: fault.statusCode >= 500 ? 'server' : 'client',
+    $metadata: { httpStatusCode: fault.statusCode },
+  });
+}
+
+export const CONDITIONAL_CHECK_FAILED: ServiceFault = {
+  statusCode: 400,
+  type: 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException',
+  message: 'The conditional request failed',
+};
+
+/**
+ * Holds the first `times` requests of `command` whose document input `matches` for `ms` before
+ * they are sent (the SDK's request timeout does not run while they wait), then sends them.
+ */
+export function holdRequests(
+  client: DynamoDBDocumentClient,
+  options: { command: string; ms: number; times?: number; matches?: (input: Record<string, unknown>) => boolean },
+): { readonly held: number; remove(): void } {
+  const name = `test-hold-${nextId++}`;
+  const limit = options.times ?? 1;
+  let held = 0;
+  client.middlewareStack.add(
+    ((next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: { input: Record<string, unknown> }) => {
+      const wanted = context.commandName === options.command && (options.matches?.(args.input) ?? true);
+      if (wanted && held < limit) {
+        held++;
+        await new Promise((resolve) => setTimeout(resolve, options.ms));
+      }
+      return next(args);
+    }) as never,
+    { step: 'initialize', name, priority: 'low' },
+  );
+  return {
+    get held() {
+      return held;
+    },
+    remove: () => client.middlewareStack.remove(name),
+  };
+}
+
+/**
+ * After letting `after` requests of `command` through untouched, sends the next one as usual and
+ * sends it once more `ms` later, as a stalled attempt that the table applies late would be. Resolves
+ * `replayed` (with the late attempt's error, if any) once the late copy was answered.
+ */
+export function replayLater(
+  client: DynamoDBDocumentClient,
+  options: { command: string; after?: number; ms: number },
+): { readonly replayed: Promise<unknown>; remove(): void } {
+  const name = `test-replay-${nextId++}`;
+  let passed = 0;
+  let done = false;
+  let settle: (value: unknown) => void = () => undefined;
+  const replayed = new Promise<unknown>((resolve) => {
+    settle = resolve;
+  });
+  client.middlewareStack.add(
+    ((next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
+      if (context.commandName !== options.command || done || passed++ < (options.after ?? 0)) return next(args);
+      done = true;
+      setTimeout(() => {
+        next(args).then(
+          () => settle(undefined),
+          (error: unknown) => settle(error),
+        );
+      }, options.ms);
+      return next(args);
+    }) as never,
+    { step: 'finalizeRequest', name, priority: 'low' },
+  );
+  return { replayed, remove: () => client.middlewareStack.remove(name) };
+}

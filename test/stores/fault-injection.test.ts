@@ -1,0 +1,198 @@
+/**
+ * Issue 9: nothing lost, nothing run twice under a slow and failing DynamoDB. Side-effecting calls,
+ * and resumes of approved approvals, go through `toolHandler` in SQS batches, with the DynamoDB
+ * store behind a fault-injecting proxy (throttles, 500s, resets before and after the table applied
+ * a write, stalls past the SDK's timeout); whatever a batch does not acknowledge is redelivered, as
+ * SQS would, until everything is acknowledged. Then every call must have run exactly once.
+ * The figures are printed and written to `<tmpdir>/cdk-tool-handler-fault-injection.json`.
+ */
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import * as z from 'zod';
+import { DynamoApprovalStore, tool, toolHandler, ToolExecutor } from '../../lambda';
+import { callFingerprint } from '../../lambda/ids';
+import { DEFAULT_CLIENT_TIMEOUTS } from '../../lambda/stores/dynamo-client';
+import { captureLogs, lambdaContext, sqsEvent, sqsRecord } from '../support/events';
+import { createTestTable, dynaliteEndpoint } from '../support/dynamo';
+import { FAULT_KINDS, startFaultProxy, type FaultKind, type FaultProxy } from '../support/fault-proxy';
+import { quickRetries } from '../support/quick-retries';
+
+const CALLS = 300;
+const RESUMES = 100;
+const BATCH_SIZE = 10;
+/** Invocations running at once. */
+const INVOCATIONS = 6;
+/** Remaining time per invocation (margin 0.5 s: a 2.5 s deadline), short against a stalled write. */
+const REMAINING_MS = 3000;
+/** How long a failed record stays invisible before it is redelivered (SQS's visibility timeout). */
+const VISIBILITY_MS = 300;
+/**
+ * The runtime's own client timeouts (5 s per request): a stall (held past it, then applied late)
+ * outlasts the deadline, as in production. Run against the code before issue 9's fixes, this test
+ * saw 10 calls run twice and 6 resumes lost.
+ */
+const REQUEST_TIMEOUT_MS = DEFAULT_CLIENT_TIMEOUTS.requestTimeout;
+const WALL_CLOCK_LIMIT_MS = 45_000;
+const MAX_ROUNDS = 2000;
+const RATES: Record<FaultKind, number> = {
+  throttle: 0.05,
+  provisioned: 0.03,
+  server_error: 0.04,
+  reset_before: 0.03,
+  reset_after: 0.04,
+  stall: 0.02,
+};
+const FIGURES_FILE = join(tmpdir(), 'cdk-tool-handler-fault-injection.json');
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const figures: Record<string, unknown> = {};
+
+let logs: ReturnType<typeof captureLogs>;
+let proxy: FaultProxy | undefined;
+beforeEach(() => {
+  logs = captureLogs();
+});
+afterEach(async () => {
+  logs.restore();
+  await proxy?.close();
+  proxy = undefined;
+});
+afterAll(() => {
+  writeFileSync(FIGURES_FILE, `${JSON.stringify(figures, null, 2)}\n`);
+});
+
+function clientVia(endpoint: string): DynamoDBDocumentClient {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    retryStrategy: quickRetries(3),
+    requestHandler: { ...DEFAULT_CLIENT_TIMEOUTS },
+  });
+  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+/**
+ * Delivers `count` messages (built by `body(i)`; message i's tool records a run of `c-<i>`) through
+ * the handler behind a proxy with `rates`, redelivering whatever was not acknowledged.
+ */
+async function runUnderFaults(name: string, options: { count: number; rates: Partial<Record<FaultKind, number>>; resumes: boolean }) {
+  const { tableName, client: direct } = await createTestTable();
+  proxy = await startFaultProxy({ target: dynaliteEndpoint(), seed: 20261202, stallMs: REQUEST_TIMEOUT_MS + 200, rates: options.rates });
+  const store = new DynamoApprovalStore({ tableName, client: clientVia(proxy.endpoint) });
+  const runs = new Map<string, number>();
+  const count = (id: string) => runs.set(id, (runs.get(id) ?? 0) + 1);
+  const charge = tool({ name: 'charge', input: z.object({ id: z.string() }), run: ({ id }) => count(id) && { charged: id } });
+  const refund = tool({ name: 'refund', input: z.object({ id: z.string() }), requiresApproval: true, run: ({ id }) => count(id) && { refunded: id } });
+  const handler = toolHandler(new ToolExecutor({ tools: [charge, refund], approvals: store }), { replies: false, margin: 0.5 });
+
+  const messages: SQSRecord[] = [];
+  for (let i = 0; i < options.count; i++) {
+    const args = { id: `c-${i}` };
+    if (options.resumes) {
+      // Approved approvals, set up without faults (an approver's work, not the handler's).
+      const approver = new DynamoApprovalStore({ tableName, client: direct });
+      const approvalId = `apr_fault_${i}`;
+      await approver.create({ approvalId, tool: 'refund', args, runId: 'faults', callId: `c-${i}`, fingerprint: callFingerprint('refund', args) });
+      await approver.decide(approvalId, { approved: true, by: 'fault-test' });
+      messages.push(sqsRecord(`m-${i}`, { approval_id: approvalId }));
+    } else {
+      // Half carry their ids, half derive them from the message id (stable across redeliveries).
+      messages.push(sqsRecord(`m-${i}`, i % 2 === 0 ? { tool: 'charge', args, run_id: 'faults', call_id: `c-${i}` } : { tool: 'charge', args }));
+    }
+  }
+
+  const visibleAt = new Map(messages.map((message) => [message.messageId, 0]));
+  const acknowledged = new Set<string>();
+  let deliveries = 0;
+  let thrownBatches = 0;
+  let rounds = 0;
+  const started = Date.now();
+  while (acknowledged.size < messages.length && rounds < MAX_ROUNDS && Date.now() - started < WALL_CLOCK_LIMIT_MS) {
+    rounds++;
+    const now = Date.now();
+    const visible = messages.filter((message) => !acknowledged.has(message.messageId) && visibleAt.get(message.messageId)! <= now);
+    if (visible.length === 0) {
+      await sleep(20);
+      continue;
+    }
+    const batches: SQSRecord[][] = [];
+    for (let i = 0; i < visible.length && batches.length < INVOCATIONS; i += BATCH_SIZE) batches.push(visible.slice(i, i + BATCH_SIZE));
+    for (const batch of batches) for (const record of batch) visibleAt.set(record.messageId, Number.POSITIVE_INFINITY); // in flight
+    await Promise.all(
+      batches.map(async (batch) => {
+        deliveries += batch.length;
+        let failed: Set<string>;
+        try {
+          const response = (await handler(sqsEvent(...batch), lambdaContext(REMAINING_MS))) as SQSBatchResponse;
+          failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
+        } catch {
+          thrownBatches++;
+          failed = new Set(batch.map((record) => record.messageId));
+        }
+        for (const record of batch) {
+          if (failed.has(record.messageId)) visibleAt.set(record.messageId, Date.now() + VISIBILITY_MS);
+          else acknowledged.add(record.messageId);
+        }
+      }),
+    );
+  }
+
+  // Lost: acknowledged, yet its tool never ran. Doubled: ran more than once.
+  const lost = messages.filter((message, i) => acknowledged.has(message.messageId) && !runs.has(`c-${i}`)).map((m) => m.messageId);
+  const doubled = messages.filter((_, i) => (runs.get(`c-${i}`) ?? 0) > 1).map((m) => m.messageId);
+  const counts = proxy.counts;
+  const result = {
+    messages: messages.length,
+    acknowledged: acknowledged.size,
+    deliveries,
+    redeliveries: deliveries - messages.length,
+    thrown_batches: thrownBatches,
+    lost: lost.length,
+    doubled: doubled.length,
+    requests: counts.requests,
+    forwarded: counts.forwarded,
+    faults: Object.fromEntries(FAULT_KINDS.map((kind) => [kind, counts[kind]])),
+    duration_ms: Date.now() - started,
+  };
+  // Why deliveries failed or warned, for the figures file (ids and numbers masked).
+  const reasons: Record<string, number> = {};
+  for (const line of logs.lines()) {
+    if (line.level === 'INFO') continue;
+    const error = typeof line.error === 'object' ? (line.error as { type: string; message: string }) : undefined;
+    const text = error ? `${error.type}: ${error.message}` : `${String(line.level)}: ${String(line.message)}`;
+    const key = text.replace(/[A-Za-z0-9_-]*\d[A-Za-z0-9_-]*/g, '#').slice(0, 100);
+    reasons[key] = (reasons[key] ?? 0) + 1;
+  }
+  figures[name] = { ...result, failure_reasons: reasons };
+  logs.restore();
+  console.log(`fault injection, ${name}: ${JSON.stringify(result)} (also in ${FIGURES_FILE})`);
+  return { result, lost, doubled, thrownBatches, acknowledged };
+}
+
+test(`${CALLS} calls under every kind of DynamoDB fault, with redelivery: 0 lost, 0 run twice`, async () => {
+  const run = await runUnderFaults('calls', { count: CALLS, rates: RATES, resumes: false });
+  expect(run.thrownBatches).toBe(0);
+  expect(run.acknowledged.size).toBe(CALLS);
+  expect(run.lost).toEqual([]);
+  expect(run.doubled).toEqual([]);
+  for (const kind of FAULT_KINDS) expect(run.result.faults[kind]).toBeGreaterThan(0);
+}, 60_000);
+
+/**
+ * Resumes without stalls: a claim write that the table applies only after its client gave up (and
+ * after the read that checks for it) leaves a claim nobody runs, which §6b answers `already_done`
+ * until it lapses; that case belongs to the approvals engine's rework (see the README).
+ */
+test(`${RESUMES} resumes of approved approvals under throttles, 500s and resets, with redelivery: 0 lost, 0 run twice`, async () => {
+  const { stall: _excluded, ...rates } = RATES;
+  const run = await runUnderFaults('resumes', { count: RESUMES, rates, resumes: true });
+  expect(run.thrownBatches).toBe(0);
+  expect(run.acknowledged.size).toBe(RESUMES);
+  expect(run.lost).toEqual([]);
+  expect(run.doubled).toEqual([]);
+}, 60_000);
