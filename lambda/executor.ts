@@ -161,6 +161,7 @@ export class ToolExecutor {
       run_id: envelope.runId,
       call_id: envelope.callId,
       approval_id: approvalId,
+      expires_at: new Date(record.expiresAt).toISOString(),
     };
     return reply;
   }

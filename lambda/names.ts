@@ -35,13 +35,21 @@ export const APPROVAL_ATTRIBUTES = {
   claimedUntil: 'claimedUntil',
   completedAt: 'completedAt',
   result: 'result',
+  /** Set by the expirer when it marks an undecided approval expired (epoch ms). */
+  expiredAt: 'expiredAt',
 } as const;
 
 /** The approvals table: one string partition key, no sort key, one TTL attribute. */
 export const TABLE = {
   partitionKey: 'pk',
-  /** Epoch seconds; DynamoDB's TTL deletes the item some time after it. */
-  ttlAttribute: 'expiresAt',
+  /** Epoch seconds: when an approval expires undecided, or a kept reply is no longer kept. */
+  expiresAttribute: 'expiresAt',
+  /**
+   * Epoch seconds, the table's TTL attribute: DynamoDB deletes the item some time after it. An
+   * approval's is a day after its `expiresAt`, so that no approval vanishes before the expirer has
+   * marked and announced it; a call item's equals its `expiresAt`.
+   */
+  ttlAttribute: 'deleteAt',
   approvalKeyPrefix: 'approval#',
   callKeyPrefix: 'call#',
   /**

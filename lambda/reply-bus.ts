@@ -15,6 +15,18 @@ export const REPLY_DETAIL_TYPES = {
   error: 'Tool Call Failed',
 } as const;
 
+/** Published by the expirer (§10) when it marks an approval expired. */
+export const APPROVAL_EXPIRED_DETAIL_TYPE = 'Tool Approval Expired';
+
+/** The detail of a `Tool Approval Expired` event. */
+export interface ApprovalExpiredDetail {
+  readonly approval_id: string;
+  readonly tool: string;
+  readonly run_id: string;
+  readonly call_id: string;
+  readonly expires_at: string;
+}
+
 /** EventBridge takes entries of at most 256 KB; a larger reply goes out without its result. */
 const MAX_DETAIL_BYTES = 256 * 1024 - 1024;
 
@@ -37,13 +49,18 @@ export class EventBridgeReplyPublisher implements ReplyPublisher {
   constructor(private readonly props: EventBridgeReplyPublisherProps) {}
 
   async publish(reply: Reply | ErrorReply): Promise<void> {
-    const { EventBridgeClient, PutEventsCommand } = eventBridgeSdk();
-    const client = this.props.client ?? (sharedClient ??= new EventBridgeClient({}));
     let detail = JSON.stringify(reply);
     if (Buffer.byteLength(detail, 'utf8') > MAX_DETAIL_BYTES && 'result' in reply) {
       const { result: _omitted, ...rest } = reply;
       detail = JSON.stringify({ ...rest, result_omitted: 'the result is too large for an EventBridge event' });
     }
+    await this.publishEvent(REPLY_DETAIL_TYPES[reply.status], detail);
+  }
+
+  /** Publishes one event of `detailType` whose detail is the JSON text `detail`. */
+  async publishEvent(detailType: string, detail: string): Promise<void> {
+    const { EventBridgeClient, PutEventsCommand } = eventBridgeSdk();
+    const client = this.props.client ?? (sharedClient ??= new EventBridgeClient({}));
     let output;
     try {
       output = await client.send(
@@ -52,7 +69,7 @@ export class EventBridgeReplyPublisher implements ReplyPublisher {
             {
               EventBusName: this.props.busName,
               Source: REPLY_EVENT_SOURCE,
-              DetailType: REPLY_DETAIL_TYPES[reply.status],
+              DetailType: detailType,
               Detail: detail,
             },
           ],

@@ -18,6 +18,8 @@ export interface OkReply extends ReplyBase {
 export interface PendingApprovalReply extends ReplyBase {
   readonly status: 'pending_approval';
   readonly approval_id: string;
+  /** Until when a decision may come (ISO 8601); then the approval expires. */
+  readonly expires_at: string;
 }
 
 export interface AlreadyDoneReply extends ReplyBase {

@@ -4,7 +4,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { fail } from './validation';
 
 /** The package's own functions, prebuilt by its build into `dist/functions/<name>/index.js`. */
-export type PackagedFunction = 'approvals-engine' | 'approvals-api';
+export type PackagedFunction = 'approvals-engine' | 'approvals-api' | 'approvals-expirer';
 
 const PACKAGE_NAME = 'cdk-tool-handler';
 

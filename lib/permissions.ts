@@ -21,14 +21,20 @@ import { APPROVAL_ATTRIBUTES, CALL_ATTRIBUTES, DECISION_ATTRIBUTES, TABLE } from
  */
 
 /** Every attribute a call item has, and so every attribute the handler's writes may name. */
-export const CALL_ITEM_ATTRIBUTES: string[] = [TABLE.partitionKey, TABLE.ttlAttribute, ...Object.values(CALL_ATTRIBUTES)];
+export const CALL_ITEM_ATTRIBUTES: string[] = [
+  TABLE.partitionKey,
+  TABLE.expiresAttribute,
+  TABLE.ttlAttribute,
+  ...Object.values(CALL_ATTRIBUTES),
+];
 
 /** What the API's decide may name: the key, the decision, and what its condition tests. */
 export const DECIDE_ATTRIBUTE_NAMES: string[] = [
   TABLE.partitionKey,
-  TABLE.ttlAttribute,
+  TABLE.expiresAttribute,
   APPROVAL_ATTRIBUTES.tool,
   APPROVAL_ATTRIBUTES.args,
+  APPROVAL_ATTRIBUTES.expiredAt,
   ...Object.values(DECISION_ATTRIBUTES),
 ];
 

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
-const functions = ['approvals-engine', 'approvals-api'];
+const functions = ['approvals-engine', 'approvals-api', 'approvals-expirer'];
 
 await Promise.all(
   functions.map((name) =>

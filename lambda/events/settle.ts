@@ -1,3 +1,4 @@
+import { ApprovalDenied } from '../errors';
 import type { EnvelopeOutcome } from '../handle-envelope';
 import { logWarning } from '../log';
 import { errorReply } from '../reply';
@@ -10,7 +11,8 @@ import type { ReplyPublisher } from '../reply-bus';
  */
 export async function settle(outcome: EnvelopeOutcome, replies: ReplyPublisher | undefined): Promise<boolean> {
   if (outcome.ok) return replies ? publish(replies, outcome.reply, outcome) : true;
-  if (!replies) return false;
+  // A denial is final and recorded in the approval: retrying it into the dead-letter queue helps nobody.
+  if (!replies) return outcome.error instanceof ApprovalDenied;
   const published = await publish(replies, errorReply(outcome.error, outcome.identity), outcome);
   return published && !outcome.error.retryable;
 }

@@ -12,6 +12,7 @@ import { APPROVAL_ATTRIBUTES as A, DECISION, DECISION_ATTRIBUTES as D, TABLE } f
 import { Expression } from './dynamo-expression';
 import {
   approvalKey,
+  APPROVAL_DELETE_GRACE_MS,
   isExpired,
   type Item,
   itemBytes,
@@ -49,7 +50,8 @@ export async function createApproval(table: TableContext, input: CreateApprovalI
     [A.callId]: input.callId,
     [A.owner]: input.owner ?? table.owner,
     [A.createdAt]: now,
-    [TABLE.ttlAttribute]: ttlSeconds(now + table.ttlMs),
+    [TABLE.expiresAttribute]: ttlSeconds(now + table.ttlMs),
+    [TABLE.ttlAttribute]: ttlSeconds(now + table.ttlMs + APPROVAL_DELETE_GRACE_MS),
   };
   if (itemBytes({ ...Key, ...fields }) + LATER_ATTRIBUTES_RESERVE_BYTES > MAX_ITEM_BYTES) {
     throw argsTooLarge(utf8Bytes(argsJson));
@@ -107,7 +109,7 @@ export async function claimApproval(table: TableContext, approvalId: string, inp
   const condition = [
     e.exists(TABLE.partitionKey),
     e.equals(A.owner, table.owner),
-    `${e.name(TABLE.ttlAttribute)} > ${e.value(nowInSeconds(now))}`,
+    `${e.name(TABLE.expiresAttribute)} > ${e.value(nowInSeconds(now))}`,
     e.equals(D.decision, DECISION.approved),
     `${e.name(D.decidedFingerprint)} = ${e.name(A.fingerprint)}`,
     e.absent(A.completedAt),

@@ -37,6 +37,7 @@ export async function beginCall(table: TableContext, key: CallKey, input: BeginI
     [C.state]: CALL_STATE.running,
     [C.leaseToken]: token,
     [C.leaseUntil]: input.leaseUntil,
+    [TABLE.expiresAttribute]: ttlSeconds(now + table.ttlMs),
     [TABLE.ttlAttribute]: ttlSeconds(now + table.ttlMs),
   };
 
@@ -67,7 +68,7 @@ export async function beginCall(table: TableContext, key: CallKey, input: BeginI
         ConditionExpression: `(${[
           takeover.unchanged(C.leaseToken, old[C.leaseToken]),
           takeover.unchanged(C.state, old[C.state]),
-          takeover.unchanged(TABLE.ttlAttribute, old[TABLE.ttlAttribute]),
+          takeover.unchanged(TABLE.expiresAttribute, old[TABLE.expiresAttribute]),
         ].join(' AND ')}) OR (${takeover.equals(C.leaseToken, token)} AND ${takeover.equals(C.state, CALL_STATE.running)})`,
         ...takeover.params(),
       }),
@@ -113,6 +114,7 @@ function writeFinish(table: TableContext, Key: Record<string, string>, token: st
   const sets = [
     e.equals(C.state, CALL_STATE.done),
     e.equals(C.reply, replyJson),
+    e.equals(TABLE.expiresAttribute, ttlSeconds(table.now() + table.ttlMs)),
     e.equals(TABLE.ttlAttribute, ttlSeconds(table.now() + table.ttlMs)),
   ];
   return write('finish', () =>

@@ -41,8 +41,9 @@ export async function decideApproval(table: TableContext, approvalId: string, de
   ];
   const condition = [
     e.exists(TABLE.partitionKey),
-    `${e.name(TABLE.ttlAttribute)} > ${e.value(nowInSeconds(now))}`,
+    `${e.name(TABLE.expiresAttribute)} > ${e.value(nowInSeconds(now))}`,
     e.absent(D.decision),
+    e.absent(A.expiredAt),
     e.equals(A.tool, current!.tool),
     e.equals(A.args, JSON.stringify(current!.args)),
   ];
@@ -127,9 +128,9 @@ function statusFilter(e: Expression, status: ApprovalStatus | undefined, nowSeco
     case undefined:
       return undefined;
     case 'pending':
-      return `${e.absent(D.decision)} AND ${e.name(TABLE.ttlAttribute)} > ${e.value(nowSeconds)}`;
+      return `${e.absent(D.decision)} AND ${e.absent(A.expiredAt)} AND ${e.name(TABLE.expiresAttribute)} > ${e.value(nowSeconds)}`;
     case 'expired':
-      return `${e.absent(D.decision)} AND ${e.name(TABLE.ttlAttribute)} <= ${e.value(nowSeconds)}`;
+      return `${e.absent(D.decision)} AND (${e.exists(A.expiredAt)} OR ${e.name(TABLE.expiresAttribute)} <= ${e.value(nowSeconds)})`;
     case 'approved':
       return e.equals(D.decision, DECISION.approved);
     case 'denied':

@@ -41,7 +41,10 @@ export function callKey(key: CallKey): Record<string, string> {
   return { [TABLE.partitionKey]: value };
 }
 
-/** The TTL attribute's value (epoch seconds, whole) for an expiry at `epochMs`. */
+/** An approval item stays this long past its expiry before DynamoDB's TTL may delete it. */
+export const APPROVAL_DELETE_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/** The value (epoch seconds, whole) of `expiresAt` or the TTL attribute for a time of `epochMs`. */
 export function ttlSeconds(epochMs: number): number {
   return Math.ceil(epochMs / 1000);
 }
@@ -53,7 +56,7 @@ export function nowInSeconds(now: number): number {
 
 /** DynamoDB deletes expired items lazily, so an item past its expiry counts as absent. */
 export function isExpired(item: Item, now: number): boolean {
-  const expiresAt = item[TABLE.ttlAttribute];
+  const expiresAt = item[TABLE.expiresAttribute];
   return typeof expiresAt === 'number' && expiresAt * 1000 <= now;
 }
 
@@ -71,15 +74,16 @@ export function toApprovalRecord(item: Item, now: number): ApprovalRecord {
     callId: String(item[A.callId]),
     fingerprint: String(item[A.fingerprint]),
     owner: String(item[A.owner]),
-    status: statusOf(item[D.decision], isExpired(item, now)),
+    status: statusOf(item[D.decision], item[A.expiredAt] !== undefined || isExpired(item, now)),
     ...optional('decidedBy', item[D.decidedBy]),
     ...optional('decidedAt', item[D.decidedAt]),
     ...optional('reason', item[D.reason]),
     ...optional('decidedFingerprint', item[D.decidedFingerprint]),
     createdAt: Number(item[A.createdAt]),
-    expiresAt: Number(item[TABLE.ttlAttribute]) * 1000,
+    expiresAt: Number(item[TABLE.expiresAttribute]) * 1000,
     ...optional('claimedUntil', item[A.claimedUntil]),
     ...optional('completedAt', item[A.completedAt]),
+    ...optional('expiredAt', item[A.expiredAt]),
     ...(hasResult ? { result: JSON.parse(String(item[A.result])) as unknown } : {}),
     hasResult,
   };

@@ -19,6 +19,7 @@ import {
 } from './dynamo-approvals';
 import { abandonCall, beginCall, finishCall } from './dynamo-calls';
 import { decideApproval, listApprovals, listPage } from './dynamo-decisions';
+import { expireDue } from './dynamo-expiry';
 import { type TableContext, tableContext } from './dynamo-table';
 import { resolveStoreOptions, type StoreOptions } from './options';
 import type {
@@ -103,6 +104,10 @@ export class DynamoApprovalStore implements ApprovalStore, CallStore {
 
   listPage(input?: ListPageInput): Promise<ListPage> {
     return listPage(this.table, input);
+  }
+
+  expireDue(): Promise<ApprovalRecord[]> {
+    return expireDue(this.table);
   }
 
   begin(key: CallKey, input: BeginInput): Promise<BeginOutcome> {

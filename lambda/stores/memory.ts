@@ -153,6 +153,18 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
       .sort((a, b) => a.createdAt - b.createdAt || a.approvalId.localeCompare(b.approvalId));
   }
 
+  async expireDue(): Promise<ApprovalRecord[]> {
+    const now = this.now();
+    const marked: ApprovalRecord[] = [];
+    for (const stored of this.approvals.values()) {
+      const record = stored.record;
+      if (record.status !== 'pending' || record.expiredAt !== undefined || record.owner !== this.owner || record.expiresAt > now) continue;
+      stored.record = { ...record, status: 'expired', expiredAt: now };
+      marked.push(stored.record);
+    }
+    return marked;
+  }
+
   /** Pages in creation order; `next` is the position after the page's last record. */
   async listPage(input?: ListPageInput): Promise<ListPage> {
     const all = [...this.approvals.values()]

@@ -30,6 +30,8 @@ export interface ApprovalRecord {
   readonly claimedUntil?: number;
   /** Set once the approved tool ran to completion. */
   readonly completedAt?: number;
+  /** Set when the expirer marked it expired (epoch ms). */
+  readonly expiredAt?: number;
   /** The kept result of a completed run; absent when it was too large to keep. */
   readonly result?: unknown;
   /** Whether `result` holds the kept result (a kept `null` is a result too). */
@@ -139,6 +141,11 @@ export interface ApprovalStore extends ApprovalRunner {
   list(input?: ListApprovalsInput): Promise<ApprovalRecord[]>;
   /** One page of approvals of any status (`expired` included), for the approvals API. */
   listPage(input?: ListPageInput): Promise<ListPage>;
+  /**
+   * Marks every undecided approval of the store's owner past its expiry as `expired` (final: deciding
+   * it is refused); returns the ones this call marked.
+   */
+  expireDue(): Promise<ApprovalRecord[]>;
 }
 
 /** What `begin` found for a (run_id, call_id). */

@@ -1,0 +1,17 @@
+/**
+ * Entry of the expirer function (§10), run by an EventBridge Scheduler schedule; configured by the
+ * construct's environment.
+ */
+import { approvalsExpirer } from '../approvals/expirer';
+import { ENV } from '../names';
+import { EventBridgeReplyPublisher } from '../reply-bus';
+import { DynamoApprovalStore } from '../stores/dynamo';
+
+const tableName = process.env[ENV.approvalsTable]?.trim();
+if (!tableName) throw new Error(`The approvals expirer needs ${ENV.approvalsTable} to be set.`);
+const busName = process.env[ENV.replyBus]?.trim();
+
+export const handler = approvalsExpirer({
+  store: new DynamoApprovalStore({ tableName, owner: process.env[ENV.owner]?.trim() || undefined }),
+  bus: busName ? new EventBridgeReplyPublisher({ busName }) : undefined,
+});

@@ -1,0 +1,69 @@
+/**
+ * Expiry (§10): undecided approvals past `expiresAt` are marked `expired` with one conditional write
+ * each (`expiredAt`, never a decision attribute), so that deciding them is refused and the expirer
+ * announces each exactly when it marked it.
+ */
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { APPROVAL_ATTRIBUTES as A, DECISION_ATTRIBUTES as D, TABLE } from '../names';
+import { Expression } from './dynamo-expression';
+import { approvalKey, type Item, nowInSeconds, toApprovalRecord } from './dynamo-items';
+import { read, write } from './dynamo-send';
+import type { TableContext } from './dynamo-table';
+import type { ApprovalRecord } from './types';
+
+/** Marks every undecided, unmarked approval of the store's owner past its expiry; returns those it marked. */
+export async function expireDue(table: TableContext): Promise<ApprovalRecord[]> {
+  const marked: ApprovalRecord[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const now = table.now();
+    const e = new Expression();
+    const page = await read('expire', () =>
+      table.client().send(
+        new ScanCommand({
+          TableName: table.tableName,
+          IndexName: TABLE.approvalsIndex,
+          FilterExpression: [
+            e.absent(D.decision),
+            e.absent(A.expiredAt),
+            e.equals(A.owner, table.owner),
+            `${e.name(TABLE.expiresAttribute)} <= ${e.value(nowInSeconds(now))}`,
+          ].join(' AND '),
+          ExclusiveStartKey: start,
+          ...e.params(),
+        }),
+      ),
+    );
+    for (const item of page.Items ?? []) {
+      const record = await markExpired(table, String(item[A.approvalId]));
+      if (record) marked.push(record);
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return marked;
+}
+
+/** One conditional write; `undefined` when someone decided (or marked) it first. */
+async function markExpired(table: TableContext, approvalId: string): Promise<ApprovalRecord | undefined> {
+  const now = table.now();
+  const e = new Expression();
+  const outcome = await write('expire', () =>
+    table.client().send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: approvalKey(approvalId),
+        UpdateExpression: `SET ${e.equals(A.expiredAt, now)}`,
+        ConditionExpression: [
+          e.exists(TABLE.partitionKey),
+          e.absent(D.decision),
+          e.absent(A.expiredAt),
+          e.equals(A.owner, table.owner),
+          `${e.name(TABLE.expiresAttribute)} <= ${e.value(nowInSeconds(now))}`,
+        ].join(' AND '),
+        ReturnValues: 'ALL_NEW',
+        ...e.params(),
+      }),
+    ),
+  );
+  return outcome.ok ? toApprovalRecord(outcome.value.Attributes as Item, now) : undefined;
+}
