@@ -3,6 +3,8 @@ import { checkSeconds, readAllowlist, readSeconds } from './config';
 import { TOOL_NAME_PATTERN } from './names';
 import { ToolExecutor } from './executor';
 import { handleSqsBatch, isSqsEvent } from './events/sqs';
+import { gatewayCallOf, handleGatewayCall, type GatewayReply } from './events/gateway';
+import { markWithManifest } from './manifest';
 import { handleDirectInvoke, handleEventBridgeEvent, isEventBridgeEvent } from './events/single';
 import { HandlerSettings, startInvocation } from './events/invocation';
 import { flushLogLines, holdLogLines } from './log';
@@ -27,8 +29,8 @@ export interface ToolHandlerOptions {
   readonly replies?: ReplyPublisher | false;
 }
 
-/** What the handler returns: a batch response for SQS, the reply otherwise. */
-export type ToolHandlerResult = SQSBatchResponse | Reply;
+/** What the handler returns: a batch response for SQS, the reply (or Gateway reply) otherwise. */
+export type ToolHandlerResult = SQSBatchResponse | Reply | GatewayReply;
 
 export type ToolLambdaHandler = (event: unknown, context?: Partial<Context>) => Promise<ToolHandlerResult>;
 
@@ -45,10 +47,12 @@ export function toolHandler(executorOrTools: ToolExecutor | readonly Tool<any>[]
     executorOrTools instanceof ToolExecutor ? executorOrTools : new ToolExecutor({ tools: executorOrTools }),
     options,
   );
-  return async (event, context) => {
+  const handler: ToolLambdaHandler = async (event, context) => {
     const invocation = startInvocation(settings, context);
     holdLogLines();
     try {
+      const gatewayCall = gatewayCallOf(context);
+      if (gatewayCall) return await handleGatewayCall(event, gatewayCall, invocation);
       if (isSqsEvent(event)) return await handleSqsBatch(event, invocation);
       if (isEventBridgeEvent(event)) return await handleEventBridgeEvent(event, invocation);
       return await handleDirectInvoke(event, context?.awsRequestId, invocation);
@@ -57,6 +61,7 @@ export function toolHandler(executorOrTools: ToolExecutor | readonly Tool<any>[]
       flushLogLines();
     }
   };
+  return markWithManifest(handler, settings.executor.toolList);
 }
 
 function resolveSettings(executor: ToolExecutor, options: ToolHandlerOptions): HandlerSettings {
