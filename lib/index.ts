@@ -1,3 +1,4 @@
 export * from './event-source-options';
 export * from './tool-handler';
 export * from './tool-handler-props';
+export * from './tool-manifest';

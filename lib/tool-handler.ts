@@ -1,4 +1,5 @@
-import { Annotations, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as path from 'node:path';
+import { Annotations, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -13,7 +14,11 @@ import { ENV } from '../lambda/names';
 import { checkGivenTable, createApprovalsTable } from './approvals-table';
 import { DEFAULTS } from './defaults';
 import { ToolEventSourceOptions } from './event-source-options';
+import { cdkLibDir, esbuildAvailable, esbuildMissingMessage } from './esbuild-check';
 import { createHandlerFunction } from './handler-function';
+import { ManifestTool } from './manifest-reader';
+import { readToolManifest } from './read-tool-manifest';
+import { ToolManifestEntry } from './tool-manifest';
 import { grantDecide, grantReadApprovals, handlerTableStatements } from './permissions';
 import { allowEventBridgeToUseKey, checkGivenQueue, createEventDeadLetterQueue, createToolQueues } from './queues';
 import { patternAvoidingReplies } from './reply-loop';
@@ -56,6 +61,17 @@ export class ToolHandler extends Construct {
 
   /** The approvals table (created, or the one given). */
   public readonly approvalsTable: dynamodb.ITable;
+
+  /**
+   * The tools of the module, read from its bundle at synth (§12): every tool it defines, allowlisted
+   * or not.
+   *
+   * @default - undefined when no bundle was read: bundling skipped for this stack
+   * (`aws:cdk:bundling-stacks`), or the context key `cdk-tool-handler:skipManifest` set
+   */
+  public readonly toolManifest?: ToolManifestEntry[];
+
+  private readonly manifestTools?: ManifestTool[];
 
   private readonly settings: Settings;
   private readonly props: ToolHandlerProps;
@@ -105,12 +121,18 @@ export class ToolHandler extends Construct {
         'on-failure destination, neither of which cdk-nag recognises as a DLQ.',
     });
 
+    if (Stack.of(this).bundlingRequired && !props.bundling?.forceDockerBundling) {
+      const searchFrom = [cdkLibDir(), __dirname, ...(props.projectRoot ? [props.projectRoot] : []), path.dirname(props.entry)];
+      if (!esbuildAvailable(searchFrom)) throw new Error(esbuildMissingMessage(props.entry, this.node.path));
+    }
     this.lambdaFunction = createHandlerFunction(this, props, {
       functionTimeoutSeconds: this.settings.functionTimeoutSeconds,
       toolEnvironment: this.toolEnvironment(),
       removalPolicy,
       onFailureQueue: this.eventDeadLetterQueue,
     });
+    this.manifestTools = readToolManifest(this, this.lambdaFunction, props);
+    this.toolManifest = this.manifestTools?.map(toManifestEntry);
     this.lambdaFunction.addEventSource(
       new sources.SqsEventSource(this.queue, {
         batchSize: props.batchSize ?? DEFAULTS.batchSize,
@@ -265,4 +287,14 @@ export class ToolHandler extends Construct {
       );
     }
   }
+}
+
+function toManifestEntry(tool: ManifestTool): ToolManifestEntry {
+  return {
+    name: tool.name,
+    ...(tool.description === undefined ? {} : { description: tool.description }),
+    inputSchema: JSON.stringify(tool.inputSchema),
+    approval: tool.approval,
+    readOnly: tool.readOnly,
+  };
 }
