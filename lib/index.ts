@@ -1,4 +1,5 @@
 export * from './event-source-options';
+export * from './gateway-options';
 export * from './tool-handler';
 export * from './tool-handler-props';
 export * from './tool-manifest';

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { Annotations, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -15,6 +16,8 @@ import { checkGivenTable, createApprovalsTable } from './approvals-table';
 import { DEFAULTS } from './defaults';
 import { ToolEventSourceOptions } from './event-source-options';
 import { cdkLibDir, esbuildAvailable, esbuildMissingMessage } from './esbuild-check';
+import { AddToGatewayOptions } from './gateway-options';
+import { createGatewayTarget } from './gateway-target';
 import { createHandlerFunction } from './handler-function';
 import { ManifestTool } from './manifest-reader';
 import { readToolManifest } from './read-tool-manifest';
@@ -78,6 +81,7 @@ export class ToolHandler extends Construct {
   private readonly ruleList: events.Rule[] = [];
   private eventSourcesScope?: Construct;
   private eventKeyAllowed = false;
+  private gatewayTargets = 0;
 
   constructor(scope: Construct, id: string, props: ToolHandlerProps) {
     super(scope, id);
@@ -164,6 +168,24 @@ export class ToolHandler extends Construct {
    */
   public addEventSource(id: string, options: ToolEventSourceOptions): events.Rule {
     return this.createRule(id, `addEventSource(${JSON.stringify(id)})`, options);
+  }
+
+  /**
+   * Adds a Lambda target for this handler to an AgentCore Gateway (§11). Its inline tool schema lists
+   * the allowlisted tools, with their input schemas reduced to what AgentCore accepts (see README);
+   * the gateway's role gets `lambda:InvokeFunction` on the function. The construct id of the target
+   * is `GatewayTarget` (then `GatewayTarget2`, ... for more gateways).
+   */
+  public addToGateway(gateway: agentcore.IGateway, options: AddToGatewayOptions = {}): agentcore.GatewayTarget {
+    this.gatewayTargets++;
+    const id = this.gatewayTargets === 1 ? 'GatewayTarget' : `GatewayTarget${this.gatewayTargets}`;
+    return createGatewayTarget(this, id, {
+      gateway,
+      lambdaFunction: this.lambdaFunction,
+      allowlist: this.props.tools,
+      manifest: this.manifestTools,
+      options,
+    });
   }
 
   /** Lets `grantee` send tool calls to the queue (`sqs:SendMessage`, and the key if any). */
