@@ -10,6 +10,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sources from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { ENV } from '../lambda/names';
 import { checkGivenTable, createApprovalsTable } from './approvals-table';
@@ -19,6 +20,8 @@ import { cdkLibDir, esbuildAvailable, esbuildMissingMessage } from './esbuild-ch
 import { AddToGatewayOptions } from './gateway-options';
 import { createGatewayTarget } from './gateway-target';
 import { createHandlerFunction } from './handler-function';
+import { createInvokeTask, FINAL_TOOL_ERRORS, RETRYABLE_TOOL_ERRORS } from './invoke-task';
+import { ToolInvokeTaskProps } from './invoke-task-props';
 import { ManifestTool } from './manifest-reader';
 import { readToolManifest } from './read-tool-manifest';
 import { ToolManifestEntry } from './tool-manifest';
@@ -43,6 +46,27 @@ import { isFifo, resolveSettings, Settings, validateEventSource } from './valida
  * tools.grantDecide(approverRole);
  */
 export class ToolHandler extends Construct {
+  /**
+   * Errors of a call that a retry can fix, by name: what `invokeTask` retries. Lambda's service
+   * exceptions are retried by `LambdaInvoke` itself.
+   */
+  public static readonly RETRYABLE_ERRORS: string[] = [...RETRYABLE_TOOL_ERRORS];
+
+  /**
+   * Errors of a call that retrying cannot fix, by name: `invokeTask` does not retry them, so a state
+   * machine can `Catch` them (`ApprovalDenied`, `ToolNotFound`, ...).
+   */
+  public static readonly FINAL_ERRORS: string[] = [...FINAL_TOOL_ERRORS];
+
+  /**
+   * A Step Functions task that invokes `props.toolHandler` with an envelope (a direct invoke, §6).
+   * Its result is the reply; it retries the retryable errors by name (`RETRYABLE_ERRORS`) and not the
+   * others, so a state machine can `Catch` `ApprovalDenied` or `ToolNotFound`.
+   */
+  public static invokeTask(scope: Construct, id: string, props: ToolInvokeTaskProps): tasks.LambdaInvoke {
+    return createInvokeTask(scope, id, props);
+  }
+
   /** The function that runs the tools. */
   public readonly lambdaFunction: nodejs.NodejsFunction;
 
