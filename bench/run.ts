@@ -19,7 +19,7 @@ import { round } from './lib/stats';
 import { formatTable, kb, ms, num, perSecond, type Row, section, x } from './lib/table';
 import { measureParallel } from './parallel';
 import { summarizeProfile } from './profile';
-import { measureSynth } from './synth';
+import { measureManifestSynth, measureSynth } from './synth';
 import { measureThroughput } from './throughput';
 
 const FULL = {
@@ -29,6 +29,7 @@ const FULL = {
   parallelRounds: 7,
   synthRounds: 3,
   synthWithValidation: true,
+  manifestSynthRounds: 5,
 };
 const QUICK = {
   coldStartProcesses: 5,
@@ -37,6 +38,7 @@ const QUICK = {
   parallelRounds: 2,
   synthRounds: 1,
   synthWithValidation: false,
+  manifestSynthRounds: 1,
 };
 
 /** The keys of issue 5, in its order: results.json holds exactly these. */
@@ -53,6 +55,8 @@ const RESULT_KEYS = [
   'repeat_round_trips',
   'batch_parallel_ratio',
   'synth_ratio_10_vs_1',
+  'readonly_round_trips',
+  'synth_manifest_ratio',
 ] as const;
 type Results = Record<(typeof RESULT_KEYS)[number], number>;
 
@@ -143,6 +147,9 @@ async function main(): Promise<void> {
     synthValidated = await measureSynth(children['synth-app'], [1, 10], 1, {});
   }
 
+  progress('synth: the sample with and without the tools manifest step (CDK_VALIDATION=false)');
+  const manifestSynth = await measureManifestSynth(children['synth-app'], counts.manifestSynthRounds, { CDK_VALIDATION: 'false' });
+
   // Profiles (on request).
   let profiles: Record<string, ReturnType<typeof summarizeProfile>> | undefined;
   if (args.has('--profile')) {
@@ -179,6 +186,8 @@ async function main(): Promise<void> {
     repeat_round_trips: round(dynamo['ours.repeat'].roundTrips),
     batch_parallel_ratio: round(parallel.ours),
     synth_ratio_10_vs_1: round(ratio(synth[10].synthMs, synth[1].synthMs)),
+    readonly_round_trips: round(dynamo['ours.readonly'].roundTrips),
+    synth_manifest_ratio: round(ratio(manifestSynth.withManifestMs, manifestSynth.withoutManifestMs)),
   };
 
   const rows: Row[] = [
@@ -288,6 +297,14 @@ async function main(): Promise<void> {
       }),
     ),
     { figure: 'round trips per approval request', ours: num(dynamo['ours.request'].roundTrips), baseline: 'n/a', ratio: '' },
+    {
+      figure: 'round trips per read-only call',
+      ours: num(results.readonly_round_trips),
+      baseline: 'n/a',
+      ratio: '',
+      target: '0',
+      met: results.readonly_round_trips === 0,
+    },
     section(`4. batch parallelism: 10 tools of 100 ms, wall / 100 ms (median of ${counts.parallelRounds})`),
     {
       figure: 'wall / 100 ms vs powertools',
@@ -322,6 +339,15 @@ async function main(): Promise<void> {
           },
         ]
       : []),
+    section(`6. synth of the sample with the tools manifest step vs without (median of ${manifestSynth.runs}, CDK_VALIDATION=false)`),
+    {
+      figure: 'with vs without the manifest step',
+      ours: ms(manifestSynth.withManifestMs),
+      baseline: ms(manifestSynth.withoutManifestMs),
+      ratio: x(results.synth_manifest_ratio),
+      target: '<= 1.3',
+      met: results.synth_manifest_ratio <= 1.3,
+    },
   ];
 
   const elapsedS = (performance.now() - started) / 1000;
@@ -348,7 +374,7 @@ async function main(): Promise<void> {
   // Everything else, for the README and for comparing runs (not committed).
   writeFileSync(
     path.join(OUT, 'results.detail.json'),
-    `${JSON.stringify({ quick, machine, elapsedS, results, size: sizesOf(size), cold, throughput, dynamo, parallel, synth, synthValidated }, null, 2)}\n`,
+    `${JSON.stringify({ quick, machine, elapsedS, results, size: sizesOf(size), cold, throughput, dynamo, parallel, synth, synthValidated, manifestSynth }, null, 2)}\n`,
   );
 }
 

@@ -53,3 +53,35 @@ export async function measureSynth(
   }
   return figures;
 }
+
+export interface ManifestSynthFigure {
+  /** Median ms of construction + synth with the tools manifest step (§12). */
+  readonly withManifestMs: number;
+  /** The same without it (context `cdk-tool-handler:skipManifest`). */
+  readonly withoutManifestMs: number;
+  readonly runs: number;
+}
+
+/**
+ * The sample (1 ToolHandler over bin/tools.ts) synthesized with and without the synth-time tools
+ * manifest step, alternating, each in a fresh process (so the per-process manifest cache is cold).
+ */
+export async function measureManifestSynth(appScript: string, rounds: number, env: Record<string, string>): Promise<ManifestSynthFigure> {
+  const samples: Record<'with' | 'without', number[]> = { with: [], without: [] };
+  for (let round = 0; round < rounds; round++) {
+    for (const variant of rotate(['with', 'without'] as const, round)) {
+      const outdir = mkdtempSync(path.join(os.tmpdir(), 'bench-synth-'));
+      try {
+        const args = ['1', outdir, ...(variant === 'without' ? ['skip-manifest'] : [])];
+        const { result } = await runChild<SynthSample>(appScript, args, {
+          env: { CDK_DISABLE_CLI_TELEMETRY: 'true', NODE_OPTIONS: '', ...env },
+          timeoutMs: 300_000,
+        });
+        samples[variant].push(result.synthMs);
+      } finally {
+        rmSync(outdir, { recursive: true, force: true });
+      }
+    }
+  }
+  return { withManifestMs: median(samples.with), withoutManifestMs: median(samples.without), runs: rounds };
+}
