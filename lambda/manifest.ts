@@ -26,10 +26,18 @@ export function toolManifest(tools: readonly Tool<any>[]): ToolManifestItem[] {
   return tools.map((t) => ({
     name: t.name,
     ...(t.description === undefined ? {} : { description: t.description }),
-    inputSchema: inputJsonSchema(t.input),
+    inputSchema: schemaOf(t),
     approval: t.approvalMode,
     readOnly: t.readOnly,
   }));
+}
+
+function schemaOf(t: Tool<any>): JsonObject {
+  try {
+    return inputJsonSchema(t.input);
+  } catch (error) {
+    throw new Error(`tool ${t.name}: its input schema has no JSON Schema form: ${(error as Error).message}`);
+  }
 }
 
 /**

@@ -1,5 +1,18 @@
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
+import { Stack } from 'aws-cdk-lib';
+import { Construct } from 'constructs';
+import { ToolHandlerProps } from './tool-handler-props';
+
+/**
+ * Throws, naming `entry` and saying to install esbuild, when the stack will bundle locally and
+ * esbuild cannot be found. Skipped when bundling is skipped or Docker bundling is forced.
+ */
+export function checkEsbuild(scope: Construct, props: ToolHandlerProps): void {
+  if (!Stack.of(scope).bundlingRequired || props.bundling?.forceDockerBundling) return;
+  const searchFrom = [cdkLibDir(), __dirname, ...(props.projectRoot ? [props.projectRoot] : []), path.dirname(props.entry)];
+  if (!esbuildAvailable(searchFrom)) throw new Error(esbuildMissingMessage(props.entry, scope.node.path));
+}
 
 /**
  * Whether esbuild can be found the way aws-cdk-lib's NodejsFunction looks for it: `esbuild` resolvable

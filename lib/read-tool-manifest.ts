@@ -6,6 +6,7 @@ import { Construct } from 'constructs';
 import { DEFAULTS } from './defaults';
 import { ManifestTool, readBundleManifest, stubPatterns } from './manifest-reader';
 import { ToolHandlerProps } from './tool-handler-props';
+import { ToolManifestEntry } from './tool-manifest';
 
 /**
  * Context key that turns the synth-time manifest step off (`true`): no checks of `tools` and
@@ -70,4 +71,15 @@ function checkAllowlist(props: ToolHandlerProps, tools: readonly ManifestTool[],
     `\`tools\` names tools that ${props.entry} does not define: ${unknown.join(', ')}. ` +
       `It defines: ${[...defined].join(', ') || 'none'}. [${where}]`,
   );
+}
+
+/** A manifest tool as `toolManifest` exposes it (jsii-safe: the schema as JSON text). */
+export function toManifestEntry(tool: ManifestTool): ToolManifestEntry {
+  return {
+    name: tool.name,
+    ...(tool.description === undefined ? {} : { description: tool.description }),
+    inputSchema: JSON.stringify(tool.inputSchema),
+    approval: tool.approval,
+    readOnly: tool.readOnly,
+  };
 }

@@ -1,5 +1,4 @@
-import * as path from 'node:path';
-import { Annotations, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -16,14 +15,14 @@ import { ENV } from '../lambda/names';
 import { checkGivenTable, createApprovalsTable } from './approvals-table';
 import { DEFAULTS } from './defaults';
 import { ToolEventSourceOptions } from './event-source-options';
-import { cdkLibDir, esbuildAvailable, esbuildMissingMessage } from './esbuild-check';
+import { checkEsbuild } from './esbuild-check';
 import { AddToGatewayOptions } from './gateway-options';
 import { createGatewayTarget } from './gateway-target';
 import { createHandlerFunction } from './handler-function';
 import { createInvokeTask, FINAL_TOOL_ERRORS, RETRYABLE_TOOL_ERRORS } from './invoke-task';
 import { ToolInvokeTaskProps } from './invoke-task-props';
 import { ManifestTool } from './manifest-reader';
-import { readToolManifest } from './read-tool-manifest';
+import { readToolManifest, toManifestEntry } from './read-tool-manifest';
 import { ToolManifestEntry } from './tool-manifest';
 import { grantDecide, grantReadApprovals, handlerTableStatements } from './permissions';
 import { allowEventBridgeToUseKey, checkGivenQueue, createEventDeadLetterQueue, createToolQueues } from './queues';
@@ -111,6 +110,7 @@ export class ToolHandler extends Construct {
     super(scope, id);
     this.props = props;
     this.settings = resolveSettings(props);
+    checkEsbuild(this, props);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     if (this.settings.marginSeconds === 0) {
       Annotations.of(this).addWarningV2(
@@ -149,10 +149,6 @@ export class ToolHandler extends Construct {
         'on-failure destination, neither of which cdk-nag recognises as a DLQ.',
     });
 
-    if (Stack.of(this).bundlingRequired && !props.bundling?.forceDockerBundling) {
-      const searchFrom = [cdkLibDir(), __dirname, ...(props.projectRoot ? [props.projectRoot] : []), path.dirname(props.entry)];
-      if (!esbuildAvailable(searchFrom)) throw new Error(esbuildMissingMessage(props.entry, this.node.path));
-    }
     this.lambdaFunction = createHandlerFunction(this, props, {
       functionTimeoutSeconds: this.settings.functionTimeoutSeconds,
       toolEnvironment: this.toolEnvironment(),
@@ -333,14 +329,4 @@ export class ToolHandler extends Construct {
       );
     }
   }
-}
-
-function toManifestEntry(tool: ManifestTool): ToolManifestEntry {
-  return {
-    name: tool.name,
-    ...(tool.description === undefined ? {} : { description: tool.description }),
-    inputSchema: JSON.stringify(tool.inputSchema),
-    approval: tool.approval,
-    readOnly: tool.readOnly,
-  };
 }
