@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import type * as z from 'zod';
 import type { JsonObject } from './json';
 import { TOOL_MANIFEST_SYMBOL_KEY } from './names';
 import type { ApprovalMode, Tool } from './tool';
@@ -16,10 +16,14 @@ export interface ToolManifestItem {
 /** The marker `toolHandler` sets on its handler: calling it gives the manifest. */
 export const TOOL_MANIFEST = Symbol.for(TOOL_MANIFEST_SYMBOL_KEY);
 
-/** A tool's input schema as JSON Schema; what zod cannot represent becomes "any". */
+/**
+ * A tool's input schema as JSON Schema: `z.toJSONSchema(input, { io: 'input', unrepresentable:
+ * 'any' })`, called through the schema's own method (the top-level function would add its code to
+ * every bundle). What zod cannot represent becomes "any".
+ */
 export function inputJsonSchema(input: z.ZodType | undefined): JsonObject {
   if (!input) return { type: 'object' };
-  return z.toJSONSchema(input, { io: 'input', unrepresentable: 'any' }) as JsonObject;
+  return input.toJSONSchema({ io: 'input', unrepresentable: 'any' }) as JsonObject;
 }
 
 export function toolManifest(tools: readonly Tool<any>[]): ToolManifestItem[] {
