@@ -20,7 +20,7 @@ import { round } from './lib/stats';
 import { formatTable, kb, ms, num, perSecond, type Row, section, x } from './lib/table';
 import { measureParallel } from './parallel';
 import { summarizeProfile } from './profile';
-import { measureSynth } from './synth';
+import { measureManifestSynth, measureSynth } from './synth';
 import { measureThroughput } from './throughput';
 
 const FULL = {
@@ -30,6 +30,7 @@ const FULL = {
   parallelRounds: 7,
   synthRounds: 3,
   synthWithValidation: true,
+  manifestSynthRounds: 7,
 };
 const QUICK = {
   coldStartProcesses: 5,
@@ -38,6 +39,7 @@ const QUICK = {
   parallelRounds: 2,
   synthRounds: 1,
   synthWithValidation: false,
+  manifestSynthRounds: 1,
 };
 
 /** The keys of issue 5, in its order: results.json holds exactly these. */
@@ -56,6 +58,8 @@ const RESULT_KEYS = [
   'synth_ratio_10_vs_1',
   'approval_create_invokes',
   'resume_invokes',
+  'readonly_round_trips',
+  'synth_manifest_ratio',
 ] as const;
 type Results = Record<(typeof RESULT_KEYS)[number], number>;
 
@@ -148,6 +152,9 @@ async function main(): Promise<void> {
     synthValidated = await measureSynth(children['synth-app'], [1, 10], 1, {});
   }
 
+  progress('synth: the sample with and without the tools manifest step (CDK_VALIDATION=false)');
+  const manifestSynth = await measureManifestSynth(children['synth-app'], counts.manifestSynthRounds, { CDK_VALIDATION: 'false' });
+
   // Profiles (on request).
   let profiles: Record<string, ReturnType<typeof summarizeProfile>> | undefined;
   if (args.has('--profile')) {
@@ -186,6 +193,8 @@ async function main(): Promise<void> {
     synth_ratio_10_vs_1: round(ratio(synth[10].synthMs, synth[1].synthMs)),
     approval_create_invokes: round(approvalInvokes.create),
     resume_invokes: round(approvalInvokes.resume),
+    readonly_round_trips: round(dynamo['ours.readonly'].roundTrips),
+    synth_manifest_ratio: round(ratio(manifestSynth.withManifestMs, manifestSynth.withoutManifestMs)),
   };
 
   const rows: Row[] = [
@@ -295,6 +304,14 @@ async function main(): Promise<void> {
       }),
     ),
     { figure: 'round trips per approval request', ours: num(dynamo['ours.request'].roundTrips), baseline: 'n/a', ratio: '' },
+    {
+      figure: 'round trips per read-only call',
+      ours: num(results.readonly_round_trips),
+      baseline: 'n/a',
+      ratio: '',
+      target: '0',
+      met: results.readonly_round_trips === 0,
+    },
     section('3b. approvals engine invokes per operation (the handler reaches approvals only through the engine)'),
     { figure: 'call that needs approval', ours: num(approvalInvokes.create), baseline: 'n/a', ratio: '', target: '<= 1', met: approvalInvokes.create <= 1 },
     { figure: 'resume (claim + complete)', ours: num(approvalInvokes.resume), baseline: 'n/a', ratio: '', target: '<= 2', met: approvalInvokes.resume <= 2 },
@@ -340,6 +357,21 @@ async function main(): Promise<void> {
           },
         ]
       : []),
+    section(`6. synth of the sample with the tools manifest step vs without (fastest of ${manifestSynth.runs}, CDK_VALIDATION=false)`),
+    {
+      figure: 'with vs without the manifest step',
+      ours: ms(manifestSynth.withManifestMs),
+      baseline: ms(manifestSynth.withoutManifestMs),
+      ratio: x(results.synth_manifest_ratio),
+      target: '<= 1.3',
+      met: results.synth_manifest_ratio <= 1.3,
+    },
+    {
+      figure: '  medians (shared machine: other load moves them)',
+      ours: ms(manifestSynth.medianWithMs),
+      baseline: ms(manifestSynth.medianWithoutMs),
+      ratio: x(manifestSynth.medianWithMs / manifestSynth.medianWithoutMs),
+    },
   ];
 
   const elapsedS = (performance.now() - started) / 1000;
@@ -366,7 +398,7 @@ async function main(): Promise<void> {
   // Everything else, for the README and for comparing runs (not committed).
   writeFileSync(
     path.join(OUT, 'results.detail.json'),
-    `${JSON.stringify({ quick, machine, elapsedS, results, size: sizesOf(size), cold, throughput, dynamo, parallel, synth, synthValidated }, null, 2)}\n`,
+    `${JSON.stringify({ quick, machine, elapsedS, results, size: sizesOf(size), cold, throughput, dynamo, parallel, synth, synthValidated, manifestSynth }, null, 2)}\n`,
   );
 }
 

@@ -53,3 +53,46 @@ export async function measureSynth(
   }
   return figures;
 }
+
+export interface ManifestSynthFigure {
+  /** Fastest ms of construction + synth with the tools manifest step (§12). */
+  readonly withManifestMs: number;
+  /** The same without it (context `cdk-tool-handler:skipManifest`). */
+  readonly withoutManifestMs: number;
+  /** Medians, for reference: on a shared machine they move with other load. */
+  readonly medianWithMs: number;
+  readonly medianWithoutMs: number;
+  readonly runs: number;
+}
+
+/**
+ * The sample (1 ToolHandler over bin/tools.ts) synthesized with and without the synth-time tools
+ * manifest step, alternating, each in a fresh process (so the per-process manifest cache is cold).
+ * The figure takes the fastest run of each: the step costs a few hundred ms, and on a shared machine
+ * other load adds seconds at random to either side, never takes time away.
+ */
+export async function measureManifestSynth(appScript: string, rounds: number, env: Record<string, string>): Promise<ManifestSynthFigure> {
+  const samples: Record<'with' | 'without', number[]> = { with: [], without: [] };
+  for (let round = 0; round < rounds; round++) {
+    for (const variant of rotate(['with', 'without'] as const, round)) {
+      const outdir = mkdtempSync(path.join(os.tmpdir(), 'bench-synth-'));
+      try {
+        const args = ['1', outdir, ...(variant === 'without' ? ['skip-manifest'] : [])];
+        const { result } = await runChild<SynthSample>(appScript, args, {
+          env: { CDK_DISABLE_CLI_TELEMETRY: 'true', NODE_OPTIONS: '', ...env },
+          timeoutMs: 300_000,
+        });
+        samples[variant].push(result.synthMs);
+      } finally {
+        rmSync(outdir, { recursive: true, force: true });
+      }
+    }
+  }
+  return {
+    withManifestMs: Math.min(...samples.with),
+    withoutManifestMs: Math.min(...samples.without),
+    medianWithMs: median(samples.with),
+    medianWithoutMs: median(samples.without),
+    runs: rounds,
+  };
+}

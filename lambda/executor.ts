@@ -11,7 +11,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { approvalIdFor, callFingerprint } from './ids';
 import { writeAfterRun } from './bounded-write';
-import type { AlreadyDoneReply, CallIdentity, OkReply, PendingApprovalReply, Reply } from './reply';
+import { markKept, type AlreadyDoneReply, type CallIdentity, type OkReply, type PendingApprovalReply, type Reply } from './reply';
 import { runTool } from './run-tool';
 import { defaultStores, ownerFrom } from './stores/default';
 import { HANDLER_OWNER } from './names';
@@ -86,6 +86,11 @@ export class ToolExecutor {
     return [...this.tools.keys()];
   }
 
+  /** The tools this executor has, in the order given. */
+  get toolList(): readonly Tool<any>[] {
+    return [...this.tools.values()];
+  }
+
   execute(envelope: Envelope, options: ExecuteOptions): Promise<Reply> {
     return envelope.isResume ? this.resume(envelope, options) : this.call(envelope, options);
   }
@@ -96,7 +101,8 @@ export class ToolExecutor {
     const args = await tool.parseArgs(envelope.args);
     if (tool.needsApproval(args)) return this.requestApproval(tool, envelope, options);
 
-    const calls = this.calls;
+    // A read-only tool may run again harmlessly: no state store round trip at all.
+    const calls = tool.readOnly ? undefined : this.calls;
     if (!calls) return this.okReply(tool, args, envelope, options);
     const key = { runId, callId };
     const begun = await calls.begin(key, {
@@ -105,7 +111,7 @@ export class ToolExecutor {
     });
     switch (begun.state) {
       case 'done':
-        return begun.reply as Reply;
+        return markKept(begun.reply as Reply);
       case 'in_progress':
         throw new CallInProgress(`Call ${callId} of run ${runId} is running in another invocation; retry later.`);
       case 'mismatch':

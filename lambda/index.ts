@@ -1,5 +1,8 @@
 export { tool } from './tool';
-export type { Tool, ToolContext, ToolOptions } from './tool';
+export type { ApprovalMode, Tool, ToolContext, ToolOptions } from './tool';
+export { TOOL_MANIFEST } from './manifest';
+export type { ToolManifestItem } from './manifest';
+export type { GatewayReply } from './events/gateway';
 export { ToolExecutor } from './executor';
 export type { ToolExecutorOptions } from './executor';
 export { parseEnvelope, MAX_ENVELOPE_BYTES, MAX_ENVELOPE_DEPTH } from './envelope';

@@ -100,3 +100,9 @@ export const HANDLER_OWNER = 'handler';
 
 /** The reply bus (§7). */
 export const REPLY_EVENT_SOURCE = 'cdk-tool-handler';
+
+/**
+ * `Symbol.for` key of the marker that `toolHandler` sets on the handler it returns: a function that
+ * gives the tools manifest (§12). The construct reads it at synth from the bundle it built.
+ */
+export const TOOL_MANIFEST_SYMBOL_KEY = 'cdk-tool-handler.toolManifest';

@@ -60,3 +60,19 @@ export function errorReply(error: ToolHandlerError, identity: CallIdentity): Err
     error: { type: error.name, message: error.message, retryable: error.retryable },
   };
 }
+
+const KEPT = Symbol('cdk-tool-handler.keptReply');
+
+/**
+ * Marks a reply as kept (§6a: a redelivery answered without running the tool again). The mark is a
+ * non-enumerable symbol: JSON and other sources never see it; the Gateway adapter says `replayed`.
+ */
+export function markKept<T extends Reply>(reply: T): T {
+  Object.defineProperty(reply, KEPT, { value: true, enumerable: false });
+  return reply;
+}
+
+/** Whether `reply` is a kept reply of an earlier delivery. */
+export function isKeptReply(reply: Reply): boolean {
+  return (reply as unknown as Record<symbol, unknown>)[KEPT] === true;
+}

@@ -4,6 +4,8 @@ import { TOOL_NAME_PATTERN } from './names';
 import { ToolExecutor } from './executor';
 import { handleSqsBatch } from './events/sqs';
 import { sqsRecordsOf } from './events/sqs-records';
+import { gatewayCallOf, handleGatewayCall, type GatewayReply } from './events/gateway';
+import { markWithManifest } from './manifest';
 import { handleDirectInvoke, handleEventBridgeEvent, isEventBridgeEvent } from './events/single';
 import { HandlerSettings, startInvocation } from './events/invocation';
 import { flushLogLines, holdLogLines } from './log';
@@ -28,8 +30,8 @@ export interface ToolHandlerOptions {
   readonly replies?: ReplyPublisher | false;
 }
 
-/** What the handler returns: a batch response for SQS, the reply otherwise. */
-export type ToolHandlerResult = SQSBatchResponse | Reply;
+/** What the handler returns: a batch response for SQS, the reply (or Gateway reply) otherwise. */
+export type ToolHandlerResult = SQSBatchResponse | Reply | GatewayReply;
 
 export type ToolLambdaHandler = (event: unknown, context?: Partial<Context>) => Promise<ToolHandlerResult>;
 
@@ -46,10 +48,12 @@ export function toolHandler(executorOrTools: ToolExecutor | readonly Tool<any>[]
     executorOrTools instanceof ToolExecutor ? executorOrTools : new ToolExecutor({ tools: executorOrTools }),
     options,
   );
-  return async (event, context) => {
+  const handler: ToolLambdaHandler = async (event, context) => {
     const invocation = startInvocation(settings, context);
     holdLogLines();
     try {
+      const gatewayCall = gatewayCallOf(context);
+      if (gatewayCall) return await handleGatewayCall(event, gatewayCall, invocation);
       // SQS batches, and EventBridge Pipes' arrays of SQS records (§11).
       const records = sqsRecordsOf(event);
       if (records) return await handleSqsBatch(records, invocation);
@@ -60,6 +64,7 @@ export function toolHandler(executorOrTools: ToolExecutor | readonly Tool<any>[]
       flushLogLines();
     }
   };
+  return markWithManifest(handler, settings.executor.toolList);
 }
 
 function resolveSettings(executor: ToolExecutor, options: ToolHandlerOptions): HandlerSettings {

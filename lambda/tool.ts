@@ -25,15 +25,27 @@ export interface ToolOptions<Schema extends z.ZodType = z.ZodType<JsonObject>> {
   readonly input?: Schema;
   /** Whether a human must approve a call first; a predicate decides per call. @default false */
   readonly requiresApproval?: boolean | ((args: z.output<Schema>) => boolean);
+  /**
+   * The tool only reads: running it twice does no harm, so its calls are never duplicate-suppressed
+   * (no state store round trip at all). Cannot be combined with `requiresApproval`. @default false
+   */
+  readonly readOnly?: boolean;
   /** Runs the tool; the return value (JSON) is the reply's `result`. */
   readonly run: (args: z.output<Schema>, context: ToolContext) => unknown;
 }
+
+/** Whether a tool's calls need approval: always, never, or depending on the args. */
+export type ApprovalMode = 'always' | 'never' | 'depends';
 
 /** A defined tool, as `ToolExecutor` holds it. */
 export interface Tool<Args = unknown> {
   readonly name: string;
   readonly description?: string;
   readonly input?: z.ZodType;
+  /** `always`, `never`, or `depends` (a predicate decides per call). */
+  readonly approvalMode: ApprovalMode;
+  /** Never duplicate-suppressed: no state store round trip. */
+  readonly readOnly: boolean;
   /** Validates a call's args against `input`; throws `ToolUsageError` naming the failing path. */
   parseArgs(args: JsonObject): Args | Promise<Args>;
   needsApproval(args: Args): boolean;
@@ -52,11 +64,22 @@ export function tool<Schema extends z.ZodType = z.ZodType<JsonObject>>(
   if (typeof options.run !== 'function') {
     throw new TypeError(`tool ${options.name}: \`run\` must be a function, got: ${typeof options.run}`);
   }
-  const { name, input, requiresApproval = false } = options;
+  const { name, input, requiresApproval = false, readOnly = false } = options;
+  if (typeof readOnly !== 'boolean') {
+    throw new TypeError(`tool ${name}: \`readOnly\` must be a boolean, got: ${typeof readOnly}`);
+  }
+  if (readOnly && requiresApproval !== false) {
+    throw new TypeError(
+      `tool ${name}: \`readOnly\` and \`requiresApproval\` cannot be combined: a read-only tool is never ` +
+        'duplicate-suppressed, so an approved call could run again; drop one of them.',
+    );
+  }
   return {
     name,
     description: options.description,
     input,
+    approvalMode: typeof requiresApproval === 'function' ? 'depends' : requiresApproval ? 'always' : 'never',
+    readOnly,
     parseArgs: input ? (args) => parseWith(input, name, args) : (args) => args as z.output<Schema>,
     needsApproval: typeof requiresApproval === 'function' ? (args) => requiresApproval(args) === true : () => requiresApproval,
     run: options.run,

@@ -14,12 +14,14 @@ import { ToolEventSourceOptions } from './event-source-options';
 export interface ToolHandlerProps {
   /**
    * Path to the tools module: a TypeScript or JavaScript file that exports a Lambda handler built by
-   * `toolHandler` from `cdk-tool-handler/lambda`. It is bundled with esbuild.
+   * `toolHandler` from `cdk-tool-handler/lambda`. It is bundled with esbuild, and the bundle is loaded
+   * once at synth to read its tools (`toolManifest`): keep side effects out of module load.
    */
   readonly entry: string;
 
   /**
-   * Name of the handler that `entry` exports: a JavaScript identifier, not `file.export`.
+   * Name of the handler that `entry` exports: a JavaScript identifier, not `file.export`. A missing
+   * export, or one not built by `toolHandler`, is an error at synth.
    *
    * @default 'handler'
    */
@@ -28,7 +30,8 @@ export interface ToolHandlerProps {
   /**
    * The allowlist: names of the tools the function may run (set as `TOOL_HANDLER_TOOLS`). Each is 1
    * to 128 characters of `A-Z a-z 0-9 _ . -`, at least one, no name twice. A tool the module defines
-   * but the list leaves out is refused (`ToolNotFound`), on calls and on approval resumes alike.
+   * but the list leaves out is refused (`ToolNotFound`), on calls and on approval resumes alike. A
+   * name the module does not define is an error at synth.
    */
   readonly tools: string[];
 

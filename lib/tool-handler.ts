@@ -1,4 +1,5 @@
 import { Annotations, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -8,13 +9,22 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sources from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { ENV } from '../lambda/names';
 import { checkGivenTable, createApprovalsTable } from './approvals-table';
 import { ApprovalsService } from './approvals-service';
 import { DEFAULTS } from './defaults';
 import { ToolEventSourceOptions } from './event-source-options';
+import { checkEsbuild } from './esbuild-check';
+import { AddToGatewayOptions } from './gateway-options';
+import { createGatewayTarget } from './gateway-target';
 import { createHandlerFunction } from './handler-function';
+import { createInvokeTask, FINAL_TOOL_ERRORS, RETRYABLE_TOOL_ERRORS } from './invoke-task';
+import { ToolInvokeTaskProps } from './invoke-task-props';
+import { ManifestTool } from './manifest-reader';
+import { readToolManifest, toManifestEntry } from './read-tool-manifest';
+import { ToolManifestEntry } from './tool-manifest';
 import { grantReadApprovals, handlerTableStatements } from './permissions';
 import { allowEventBridgeToUseKey, checkGivenQueue, createEventDeadLetterQueue, createToolQueues } from './queues';
 import { patternAvoidingReplies } from './reply-loop';
@@ -36,6 +46,27 @@ import { isFifo, resolveSettings, Settings, validateEventSource } from './valida
  * tools.grantApprove(approverRole);
  */
 export class ToolHandler extends Construct {
+  /**
+   * Errors of a call that a retry can fix, by name: what `invokeTask` retries. Lambda's service
+   * exceptions are retried by `LambdaInvoke` itself.
+   */
+  public static readonly RETRYABLE_ERRORS: string[] = [...RETRYABLE_TOOL_ERRORS];
+
+  /**
+   * Errors of a call that retrying cannot fix, by name: `invokeTask` does not retry them, so a state
+   * machine can `Catch` them (`ApprovalDenied`, `ToolNotFound`, ...).
+   */
+  public static readonly FINAL_ERRORS: string[] = [...FINAL_TOOL_ERRORS];
+
+  /**
+   * A Step Functions task that invokes `props.toolHandler` with an envelope (a direct invoke, §6).
+   * Its result is the reply; it retries the retryable errors by name (`RETRYABLE_ERRORS`) and not the
+   * others, so a state machine can `Catch` `ApprovalDenied` or `ToolNotFound`.
+   */
+  public static invokeTask(scope: Construct, id: string, props: ToolInvokeTaskProps): tasks.LambdaInvoke {
+    return createInvokeTask(scope, id, props);
+  }
+
   /** The function that runs the tools. */
   public readonly lambdaFunction: nodejs.NodejsFunction;
 
@@ -70,16 +101,29 @@ export class ToolHandler extends Construct {
   /** The URL of the approvals API (a function URL with AWS_IAM auth); also a stack output. */
   public readonly approvalsApiUrl: string;
 
+  /**
+   * The tools of the module, read from its bundle at synth (§12): every tool it defines, allowlisted
+   * or not.
+   *
+   * @default - undefined when no bundle was read: bundling skipped for this stack
+   * (`aws:cdk:bundling-stacks`), or the context key `cdk-tool-handler:skipManifest` set
+   */
+  public readonly toolManifest?: ToolManifestEntry[];
+
+  private readonly manifestTools?: ManifestTool[];
+
   private readonly settings: Settings;
   private readonly props: ToolHandlerProps;
   private readonly ruleList: events.Rule[] = [];
   private eventSourcesScope?: Construct;
   private eventKeyAllowed = false;
+  private gatewayTargets = 0;
 
   constructor(scope: Construct, id: string, props: ToolHandlerProps) {
     super(scope, id);
     this.props = props;
     this.settings = resolveSettings(props);
+    checkEsbuild(this, props);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     if (this.settings.marginSeconds === 0) {
       Annotations.of(this).addWarningV2(
@@ -141,6 +185,8 @@ export class ToolHandler extends Construct {
       removalPolicy,
       onFailureQueue: this.eventDeadLetterQueue,
     });
+    this.manifestTools = readToolManifest(this, this.lambdaFunction, props);
+    this.toolManifest = this.manifestTools?.map(toManifestEntry);
     this.lambdaFunction.addEventSource(
       new sources.SqsEventSource(this.queue, {
         batchSize: props.batchSize ?? DEFAULTS.batchSize,
@@ -177,6 +223,24 @@ export class ToolHandler extends Construct {
    */
   public addEventSource(id: string, options: ToolEventSourceOptions): events.Rule {
     return this.createRule(id, `addEventSource(${JSON.stringify(id)})`, options);
+  }
+
+  /**
+   * Adds a Lambda target for this handler to an AgentCore Gateway (§11). Its inline tool schema lists
+   * the allowlisted tools, with their input schemas reduced to what AgentCore accepts (see README);
+   * the gateway's role gets `lambda:InvokeFunction` on the function. The construct id of the target
+   * is `GatewayTarget` (then `GatewayTarget2`, ... for more gateways).
+   */
+  public addToGateway(gateway: agentcore.IGateway, options: AddToGatewayOptions = {}): agentcore.GatewayTarget {
+    this.gatewayTargets++;
+    const id = this.gatewayTargets === 1 ? 'GatewayTarget' : `GatewayTarget${this.gatewayTargets}`;
+    return createGatewayTarget(this, id, {
+      gateway,
+      lambdaFunction: this.lambdaFunction,
+      allowlist: this.props.tools,
+      manifest: this.manifestTools,
+      options,
+    });
   }
 
   /** Lets `grantee` send tool calls to the queue (`sqs:SendMessage`, and the key if any). */

@@ -27,7 +27,7 @@ export interface OpSamples {
   readonly roundTrips: number[];
   readonly ms: number[];
 }
-/** `${side}.${operation}` → samples; operations: call, repeat, resume (and request: an approval request). */
+/** `${side}.${operation}` → samples; operations: call, repeat, resume (and request: an approval request; readonly: a read-only tool's call). */
 export type DynamoResult = Record<string, OpSamples>;
 
 type BatchHandler = (event: SQSEvent, context: unknown) => Promise<{ batchItemFailures: unknown[] }>;
@@ -109,6 +109,10 @@ runMain(async (): Promise<DynamoResult> => {
     await measure('powertools.call', ptCounted.requests, batchOk(powertools, call));
     await measure('ours.repeat', oursCounted.requests, batchOk(ours, call));
     await measure('powertools.repeat', ptCounted.requests, batchOk(powertools, call));
+
+    // Ours: a call of a read-only tool (never duplicate-suppressed: no store request at all).
+    const peek = sqsEvent([sqsRecord(`msg-peek-${i}`, callBody('peek', {}, `run-peek-${i}`, `call-peek-${i}`))]);
+    await measure('ours.readonly', oursCounted.requests, batchOk(ours, peek));
 
     // Ours: a call of a tool that needs approval, the approver's decision, then the resume.
     const request = { tool: 'refund', args: { orderId: `order-${i}` }, run_id: `run-apr-${i}`, call_id: `call-apr-${i}` };

@@ -1,4 +1,4 @@
-/** The sample app's tools (SPEC §1), plus the bench's no-op and 100 ms tools. */
+/** The sample app's tools (SPEC §1), plus the bench's no-op, read-only and 100 ms tools. */
 import { tool } from '../../lambda';
 import { AddInput, NoopInput, RefundInput, runAdd, runNoop, runRefund, runSleep, SleepInput } from './schemas';
 
@@ -6,5 +6,6 @@ export const tools = [
   tool({ name: 'add', input: AddInput, run: runAdd }),
   tool({ name: 'refund', input: RefundInput, requiresApproval: true, run: runRefund }),
   tool({ name: 'noop', input: NoopInput, run: runNoop }),
+  tool({ name: 'peek', input: NoopInput, readOnly: true, run: runNoop }),
   tool({ name: 'sleep', input: SleepInput, run: (args, { signal }) => runSleep(args, signal) }),
 ];

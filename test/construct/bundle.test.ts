@@ -4,8 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { App, CfnElement, Stack } from 'aws-cdk-lib';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { SampleStack } from '../../bin/sample-stack';
 import { ENV as VARIABLES } from '../../lambda/names';
@@ -13,6 +12,7 @@ import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
 import { createTestTable, dynaliteEndpoint } from '../support/dynamo';
 import { eventBridgeEvent, sqsEvent, sqsRecord } from '../support/events';
 import { APPROVER_ARN, functionUrlEvent } from '../support/function-url-event';
+import { LOCAL_AWS_ENV, sdkOnlyNodePath, synthesizedFunction } from '../support/bundle-child';
 import { startLambdaHost, type LambdaHost } from '../support/lambda-host';
 import { ENV } from './helpers';
 
@@ -35,18 +35,6 @@ function outsideRepo(p: string): boolean {
   return relative.startsWith('..') || path.isAbsolute(relative);
 }
 
-/**
- * A node_modules directory outside the repository holding only `@aws-sdk` (a symlink to the
- * repository's), like the Lambda runtime's. The SDK's own dependencies (`@smithy/*`) resolve from the
- * SDK's real path, as they do in the runtime.
- */
-function sdkOnlyNodePath(): string {
-  const modules = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'runtime-')), 'node_modules');
-  fs.mkdirSync(modules);
-  fs.symlinkSync(path.join(REPO, 'node_modules', '@aws-sdk'), path.join(modules, '@aws-sdk'), 'dir');
-  return modules;
-}
-
 let nodePath: string;
 let bundle: string;
 let variables: Record<string, string>;
@@ -54,41 +42,21 @@ let tableName: string;
 let store: DynamoApprovalStore;
 let host: LambdaHost;
 
-/** What the Lambda runtime gives every function here: a region, credentials, dynalite. */
-const AWS_ENV = {
-  AWS_REGION: 'us-east-1',
-  AWS_ACCESS_KEY_ID: 'test',
-  AWS_SECRET_ACCESS_KEY: 'test',
-  AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: '1',
-};
-
-/** A function of the synthesized template: its bundle and its environment. */
-function functionAt(template: Template, outdir: string, fn: IFunction): { bundle: string; env: Record<string, string> } {
-  const logicalId = Stack.of(fn).getLogicalId(fn.node.defaultChild as CfnElement);
-  const found = template.toJSON().Resources[logicalId];
-  const assets = JSON.parse(fs.readFileSync(path.join(outdir, `${Stack.of(fn).artifactId}.assets.json`), 'utf8'));
-  const hash = String(found.Properties.Code.S3Key).replace(/\.zip$/, '');
-  return {
-    bundle: path.join(outdir, assets.files[hash].source.path, 'index.js'),
-    env: found.Properties.Environment?.Variables ?? {},
-  };
-}
-
 beforeAll(async () => {
   const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'bundle-'));
   const app = new App({ outdir });
   const stack = new SampleStack(app, 'Sample', { env: ENV });
   const template = Template.fromStack(stack);
-  const handlerFunction = functionAt(template, outdir, stack.tools.lambdaFunction);
-  const engine = functionAt(template, outdir, stack.tools.approvalsEngine);
-  const api = functionAt(template, outdir, stack.tools.approvalsApi);
+  const handlerFunction = synthesizedFunction(template, outdir, stack.tools.lambdaFunction);
+  const engine = synthesizedFunction(template, outdir, stack.tools.approvalsEngine);
+  const api = synthesizedFunction(template, outdir, stack.tools.approvalsApi);
   bundle = handlerFunction.bundle;
   nodePath = sdkOnlyNodePath();
 
   const table = await createTestTable();
   tableName = table.tableName;
   store = new DynamoApprovalStore({ tableName, client: table.client });
-  const local = { ...AWS_ENV, AWS_ENDPOINT_URL_DYNAMODB: dynaliteEndpoint(), [VARIABLES.approvalsTable]: tableName };
+  const local = { ...LOCAL_AWS_ENV, AWS_ENDPOINT_URL_DYNAMODB: dynaliteEndpoint(), [VARIABLES.approvalsTable]: tableName };
   host = await startLambdaHost(
     { engine: { bundle: engine.bundle, env: { ...engine.env, ...local } }, api: { bundle: api.bundle, env: { ...api.env, ...local } } },
     nodePath,
@@ -114,7 +82,7 @@ async function runScript(code: string): Promise<string> {
       PATH: process.env.PATH,
       NODE_PATH: nodePath,
       ...variables,
-      ...AWS_ENV,
+      ...LOCAL_AWS_ENV,
       AWS_ENDPOINT_URL_DYNAMODB: dynaliteEndpoint(),
     },
     timeout: 30_000,

@@ -88,7 +88,7 @@ describe("the function's policy", () => {
         },
       },
     ]);
-    expect([...CALL_ITEM_ATTRIBUTES].sort()).toEqual(['expiresAt', 'fingerprint', 'kind', 'leaseToken', 'leaseUntil', 'pk', 'reply', 'state']);
+    expect([...CALL_ITEM_ATTRIBUTES].sort()).toEqual(['deleteAt', 'expiresAt', 'fingerprint', 'kind', 'leaseToken', 'leaseUntil', 'pk', 'reply', 'state']);
     expect(CALL_ITEM_ATTRIBUTES).not.toContain(APPROVAL_ATTRIBUTES.approvalId);
   });
 

@@ -31,7 +31,7 @@ build('TableWithoutTtl', {}, (stack) => ({
 build('TableWithTtlAndIndex', {}, (stack) => {
   const table = new dynamodb.Table(stack, 'T', {
     partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
-    timeToLiveAttribute: 'expiresAt',
+    timeToLiveAttribute: 'deleteAt',
   });
   table.addGlobalSecondaryIndex({ indexName: 'approvals', partitionKey: { name: 'approvalId', type: dynamodb.AttributeType.STRING } });
   return { approvalsTable: table };
@@ -78,7 +78,7 @@ test('a queue in this app with the recommended visibility timeout and a dead-let
 
 test('an imported table: its key schema and TTL cannot be checked', () => {
   expect(warnings('ImportedTable')).toEqual([
-    'The key schema and TTL of `approvalsTable` cannot be checked: it needs a String partition key "pk", no sort key, TTL on "expiresAt", ' +
+    'The key schema and TTL of `approvalsTable` cannot be checked: it needs a String partition key "pk", no sort key, TTL on "deleteAt", ' +
       'and for listing approvals a global secondary index "approvals" keyed on the String "approvalId". ' +
       '[ack: cdk-tool-handler:approvalsTableUnchecked]',
   ]);
@@ -92,7 +92,7 @@ test('a table in this app without TTL nor the approvals index', () => {
   expect(warnings('TableWithoutTtl')).toEqual([
     '`approvalsTable` has no global secondary index "approvals" keyed on the String "approvalId": listing approvals ' +
       '(the approvals API, `grantReadApprovals`) will fail. [ack: cdk-tool-handler:approvalsTableIndex]',
-    '`approvalsTable` should have TTL on "expiresAt", got: no TTL. Without it, expired approvals and kept replies are never deleted ' +
+    '`approvalsTable` should have TTL on "deleteAt", got: no TTL. Without it, expired approvals and kept replies are never deleted ' +
       '(the handler still treats them as gone). [ack: cdk-tool-handler:approvalsTableTtl]',
   ]);
 });

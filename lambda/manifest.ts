@@ -1,0 +1,54 @@
+import type * as z from 'zod';
+import type { JsonObject } from './json';
+import { TOOL_MANIFEST_SYMBOL_KEY } from './names';
+import type { ApprovalMode, Tool } from './tool';
+
+/** One tool as the construct learns it at synth (§12). */
+export interface ToolManifestItem {
+  readonly name: string;
+  readonly description?: string;
+  /** The input JSON Schema (`z.toJSONSchema`, input side); any JSON object without `input`. */
+  readonly inputSchema: JsonObject;
+  readonly approval: ApprovalMode;
+  readonly readOnly: boolean;
+}
+
+/** The marker `toolHandler` sets on its handler: calling it gives the manifest. */
+export const TOOL_MANIFEST = Symbol.for(TOOL_MANIFEST_SYMBOL_KEY);
+
+/**
+ * A tool's input schema as JSON Schema: `z.toJSONSchema(input, { io: 'input', unrepresentable:
+ * 'any' })`, called through the schema's own method (the top-level function would add its code to
+ * every bundle). What zod cannot represent becomes "any".
+ */
+export function inputJsonSchema(input: z.ZodType | undefined): JsonObject {
+  if (!input) return { type: 'object' };
+  return input.toJSONSchema({ io: 'input', unrepresentable: 'any' }) as JsonObject;
+}
+
+export function toolManifest(tools: readonly Tool<any>[]): ToolManifestItem[] {
+  return tools.map((t) => ({
+    name: t.name,
+    ...(t.description === undefined ? {} : { description: t.description }),
+    inputSchema: schemaOf(t),
+    approval: t.approvalMode,
+    readOnly: t.readOnly,
+  }));
+}
+
+function schemaOf(t: Tool<any>): JsonObject {
+  try {
+    return inputJsonSchema(t.input);
+  } catch (error) {
+    throw new Error(`tool ${t.name}: its input schema has no JSON Schema form: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Marks `handler` with the manifest of `tools`. The manifest is built when asked for (at synth, by
+ * the construct), never at a cold start.
+ */
+export function markWithManifest<H extends object>(handler: H, tools: readonly Tool<any>[]): H {
+  Object.defineProperty(handler, TOOL_MANIFEST, { value: () => toolManifest(tools), enumerable: false });
+  return handler;
+}

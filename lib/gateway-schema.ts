@@ -1,0 +1,103 @@
+import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
+import { ManifestTool } from './manifest-reader';
+
+/**
+ * A tool's input JSON Schema reduced to what AgentCore Gateway's inline schema accepts (§11 pins):
+ * `type` (string, number, integer, boolean, object, array), `description`, `properties`,
+ * `required`, `items`. Everything else is dropped (`$schema`, `additionalProperties`, formats,
+ * bounds, patterns, defaults); `enum` and `const` values move into the description; a nullable
+ * union becomes its non-null branch, any other union its first branch (with a warning naming the
+ * path). What has no type AgentCore knows becomes `object`, with a warning.
+ */
+
+const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array']);
+
+type Json = { [key: string]: any };
+
+export interface GatewayTools {
+  readonly definitions: agentcore.ToolDefinition[];
+  /** Advisories for the synth warnings, each naming the tool and path. */
+  readonly warnings: string[];
+}
+
+/** The inline tool definitions of `tools`, in their order, with the warnings they raise. */
+export function gatewayToolDefinitions(tools: readonly ManifestTool[]): GatewayTools {
+  const warnings: string[] = [];
+  const definitions = tools.map((tool): agentcore.ToolDefinition => {
+    let description = tool.description?.trim();
+    if (!description) {
+      warnings.push(`Tool ${tool.name} has no description, which AgentCore Gateway requires: its name is sent instead.`);
+      description = tool.name;
+    }
+    const warn = (message: string) => warnings.push(`Tool ${tool.name}: ${message}`);
+    const inputSchema = reduce(tool.inputSchema, 'args', warn);
+    return { name: tool.name, description, inputSchema };
+  });
+  return { definitions, warnings };
+}
+
+/** `{ type: object }` with the tool's name as description: what is sent when no manifest was read. */
+export function placeholderDefinition(name: string): agentcore.ToolDefinition {
+  return { name, description: name, inputSchema: { type: agentcore.SchemaDefinitionType.OBJECT } };
+}
+
+function reduce(schema: Json, at: string, warn: (message: string) => void): agentcore.SchemaDefinition {
+  const node = singleBranch(schema, at, warn);
+  const notes: string[] = [];
+  if (typeof node.description === 'string' && node.description.trim()) notes.push(node.description.trim());
+  if (Array.isArray(node.enum)) notes.push(`One of: ${node.enum.map((v: unknown) => JSON.stringify(v)).join(', ')}.`);
+  if ('const' in node) notes.push(`Must be ${JSON.stringify(node.const)}.`);
+
+  const type = typeOf(node, at, warn);
+  const definition: { -readonly [K in keyof agentcore.SchemaDefinition]: agentcore.SchemaDefinition[K] } = {
+    type: agentcore.SchemaDefinitionType.of(type),
+  };
+  if (notes.length > 0) definition.description = notes.join(' ');
+  if (type === 'object' && node.properties && typeof node.properties === 'object') {
+    const properties: Record<string, agentcore.SchemaDefinition> = {};
+    for (const [key, value] of Object.entries(node.properties as Json)) {
+      properties[key] = reduce(value as Json, `${at}.${key}`, warn);
+    }
+    definition.properties = properties;
+    if (Array.isArray(node.required)) {
+      const required = node.required.filter((key: unknown) => typeof key === 'string' && key in properties);
+      if (required.length > 0) definition.required = required;
+    }
+  }
+  if (type === 'array') {
+    const items = Array.isArray(node.prefixItems) ? node.prefixItems[0] : node.items;
+    if (Array.isArray(node.prefixItems)) warn(`\`${at}\` is a tuple: AgentCore has no tuples, its first item's schema is sent for every item.`);
+    if (items && typeof items === 'object') definition.items = reduce(items as Json, `${at}[]`, warn);
+  }
+  return definition;
+}
+
+/** A union (`anyOf`, `oneOf`, a type list) as one branch: the non-null one, or the first. */
+function singleBranch(schema: Json, at: string, warn: (message: string) => void): Json {
+  const branches: Json[] | undefined = schema.anyOf ?? schema.oneOf;
+  if (Array.isArray(branches) && branches.length > 0) {
+    const nonNull = branches.filter((b) => !(b && b.type === 'null'));
+    if (nonNull.length > 1) {
+      warn(`\`${at}\` is a union, which AgentCore does not accept: only its first branch is sent.`);
+    }
+    const { anyOf: _a, oneOf: _o, ...rest } = schema;
+    return singleBranch({ ...rest, ...(nonNull[0] ?? { type: 'null' }) }, at, warn);
+  }
+  if (Array.isArray(schema.type)) {
+    const nonNull = schema.type.filter((t: unknown) => t !== 'null');
+    if (nonNull.length > 1) warn(`\`${at}\` is a union, which AgentCore does not accept: only its first branch is sent.`);
+    return { ...schema, type: nonNull[0] ?? 'null' };
+  }
+  return schema;
+}
+
+function typeOf(node: Json, at: string, warn: (message: string) => void): string {
+  if (typeof node.type === 'string' && TYPES.has(node.type)) return node.type;
+  const values: unknown[] = Array.isArray(node.enum) ? node.enum : 'const' in node ? [node.const] : [];
+  if (values.length > 0) {
+    const kinds = new Set(values.map((v) => (typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v)));
+    if (kinds.size === 1 && TYPES.has([...kinds][0])) return [...kinds][0];
+  }
+  warn(`\`${at}\` has no type AgentCore accepts (${node.type === undefined ? 'any value' : JSON.stringify(node.type)}): it is sent as object.`);
+  return 'object';
+}

@@ -1,0 +1,67 @@
+import { Annotations } from 'aws-cdk-lib';
+import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { AddToGatewayOptions } from './gateway-options';
+import { gatewayToolDefinitions, placeholderDefinition } from './gateway-schema';
+import { ManifestTool } from './manifest-reader';
+
+/** AgentCore's limit on `<target>___<tool>`, the name an MCP client sees. */
+const MAX_QUALIFIED_NAME = 64;
+const TARGET_NAME = /^[A-Za-z0-9_-]{1,100}$/;
+
+export interface GatewayTargetInput {
+  readonly gateway: agentcore.IGateway;
+  readonly lambdaFunction: lambda.IFunction;
+  /** The allowlist, in the order of the props. */
+  readonly allowlist: readonly string[];
+  /** The manifest read at synth, if any. */
+  readonly manifest: readonly ManifestTool[] | undefined;
+  readonly options: AddToGatewayOptions;
+}
+
+/**
+ * A Lambda target of `gateway` whose inline tool schema lists the allowlisted tools (§11).
+ * `GatewayTarget.forLambda` grants the gateway's role `lambda:InvokeFunction` on the function.
+ */
+export function createGatewayTarget(scope: Construct, id: string, input: GatewayTargetInput): agentcore.GatewayTarget {
+  const warn = (key: string, message: string) => Annotations.of(scope).addWarningV2(`cdk-tool-handler:${key}`, message);
+  const targetName = input.options.gatewayTargetName ?? scope.node.id.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 100);
+  if (!TARGET_NAME.test(targetName)) {
+    throw new Error(
+      `\`gatewayTargetName\` must be 1 to 100 characters of a-z A-Z 0-9 _ -, got: ${JSON.stringify(targetName)}. [${scope.node.path}]`,
+    );
+  }
+
+  let definitions: agentcore.ToolDefinition[];
+  if (input.manifest) {
+    const allowed = new Set(input.allowlist);
+    const reduced = gatewayToolDefinitions(input.manifest.filter((tool) => allowed.has(tool.name)));
+    reduced.warnings.forEach((message) => warn('gatewaySchema', message));
+    definitions = reduced.definitions;
+  } else {
+    warn(
+      'gatewayWithoutManifest',
+      'No tools manifest was read (bundling skipped): the gateway target lists each allowlisted tool as ' +
+        '`{ type: object }` with its name as description.',
+    );
+    definitions = input.allowlist.map(placeholderDefinition);
+  }
+  for (const { name } of definitions) {
+    const qualified = `${targetName}___${name}`;
+    if (qualified.length > MAX_QUALIFIED_NAME) {
+      warn(
+        'gatewayToolNameLength',
+        `The Gateway tool name ${qualified} is ${qualified.length} characters, over AgentCore's ${MAX_QUALIFIED_NAME}: ` +
+          'shorten `gatewayTargetName` or the tool name.',
+      );
+    }
+  }
+  return agentcore.GatewayTarget.forLambda(scope, id, {
+    gateway: input.gateway,
+    gatewayTargetName: targetName,
+    description: input.options.description,
+    lambdaFunction: input.lambdaFunction,
+    toolSchema: agentcore.ToolSchema.fromInline(definitions),
+  });
+}
