@@ -97,6 +97,7 @@ export async function measureConsumerBundle(options: { build: boolean }): Promis
     const code = readFileSync(path.join(assetDir, 'index.js'));
     const map = JSON.parse(readFileSync(path.join(assetDir, 'index.js.map'), 'utf8')) as { sources: string[] };
     const zodRoots = new Set(map.sources.map((s) => /^(.*node_modules\/zod)\//.exec(s)?.[1]).filter(Boolean));
+    checkBundleRuns(assetDir, work);
 
     const repo = await bundleInRepo(readmeToolsModule());
     return {
@@ -115,6 +116,23 @@ export async function measureConsumerBundle(options: { build: boolean }): Promis
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * The bundle works as Lambda runs it: a child `node` in the asset folder (outside the repository),
+ * only the SDK on NODE_PATH (as the runtime provides it), one direct invoke of `add`.
+ */
+function checkBundleRuns(assetDir: string, work: string): void {
+  const runtimeModules = path.join(work, 'lambda-runtime', 'node_modules');
+  mkdirSync(runtimeModules, { recursive: true });
+  symlinkSync(path.join(ROOT, 'node_modules', '@aws-sdk'), path.join(runtimeModules, '@aws-sdk'), 'dir');
+  const script = `require('./index.js').handler({ tool: 'add', args: { a: 1, b: 2 } }, { awsRequestId: 'consumer-1', getRemainingTimeInMillis: () => 5000 })
+    .then((reply) => { process.stderr.write(JSON.stringify(reply)); process.exit(reply.status === 'ok' && reply.result === 3 ? 0 : 1); });`;
+  execFileSync(process.execPath, ['-e', script], {
+    cwd: assetDir,
+    env: { PATH: process.env.PATH, NODE_PATH: runtimeModules, AWS_REGION: 'us-east-1', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
 }
 
 /** The same module bundled in this repository, as bench/bundle.ts bundles the handlers. */
