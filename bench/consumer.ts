@@ -6,7 +6,8 @@
  * repository's node_modules after the install (they only run the synth; none reaches the bundle),
  * and npm never runs again in that folder (it would prune the links, following them).
  *
- * For the ratio, the same module is bundled inside the repository with the construct's esbuild
+ * Before the synth the module is type-checked against the installed package (nodenext and node10);
+ * after it the bundle is run once. For the ratio, the same module is bundled inside the repository with the construct's esbuild
  * options, `cdk-tool-handler/lambda` resolving to `lambda/index.ts`.
  */
 import { execFileSync } from 'node:child_process';
@@ -83,6 +84,7 @@ export async function measureConsumerBundle(options: { build: boolean }): Promis
     symlinkSync(path.join(ROOT, 'node_modules', 'esbuild', 'bin', 'esbuild'), path.join(app, 'node_modules', '.bin', 'esbuild'));
     writeFileSync(path.join(app, 'tools.ts'), readmeToolsModule());
     writeFileSync(path.join(app, 'app.js'), APP);
+    typeCheck(app);
 
     const outdir = path.join(work, 'cdk.out');
     const synthStarted = performance.now();
@@ -115,6 +117,27 @@ export async function measureConsumerBundle(options: { build: boolean }): Promis
     };
   } finally {
     rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The README's module type-checks against the installed package as a user's compiler sees it
+ * (no skipLibCheck), under `nodenext` and under `node10` (which needs `typesVersions`). The SDK
+ * clients are the dev dependencies the README tells users to install.
+ */
+function typeCheck(app: string): void {
+  for (const name of ['typescript', '@types/node', '@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-eventbridge']) {
+    mkdirSync(path.dirname(path.join(app, 'node_modules', name)), { recursive: true });
+    symlinkSync(path.join(ROOT, 'node_modules', name), path.join(app, 'node_modules', name), 'dir');
+  }
+  const tsc = path.join(app, 'node_modules', 'typescript', 'bin', 'tsc');
+  const common = ['--noEmit', '--strict', '--skipLibCheck', 'false', '--types', 'node', '--target', 'es2022', 'tools.ts'];
+  for (const resolution of [['--module', 'nodenext', '--moduleResolution', 'nodenext'], ['--module', 'commonjs', '--moduleResolution', 'node10', '--ignoreDeprecations', '6.0']]) {
+    try {
+      run(process.execPath, [tsc, ...resolution, ...common], app);
+    } catch (error) {
+      throw new Error(`the README's tools module does not type-check in the consumer (${resolution.join(' ')}):\n${(error as { stdout?: string }).stdout ?? error}`);
+    }
   }
 }
 
