@@ -1,3 +1,7 @@
+// The AWS SDK warns once per process that its releases after early 2027 need Node.js 22; this is the
+// variable it reads (@aws-sdk/core, emitWarningIfUnsupportedVersion). Workers inherit it.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',

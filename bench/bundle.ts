@@ -27,6 +27,8 @@ export const HANDLERS = {
   powertools: 'bench/handlers/powertools.ts',
   powertools_sqs_schema: 'bench/handlers/powertools-sqs-schema.ts',
   empty: 'bench/handlers/empty.ts',
+  /** The cold-start floor: the same SDK modules and zod schemas, a hand-written loop, no library. */
+  floor: 'bench/handlers/floor.ts',
   /** The sample app's own tools module (bin/tools.ts), for reference: ours.ts is it plus the bench's two tools. */
   sample: 'bin/tools.ts',
 } as const;

@@ -6,6 +6,7 @@
  *   npm run bench                 full counts (a few minutes)
  *   npm run bench -- --quick      small counts (well under a minute; what CI runs; asserts nothing)
  *   npm run bench -- --profile    also CPU-profiles the throughput children and says what costs what
+ *   npm run bench -- --no-build   use dist/ as it is (CI has just built it) for the consumer's path
  */
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
@@ -14,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { bundleChildren, bundleHandler, type BundleInfo, bytesByOrigin, bytesUnder, filesUnder, type HandlerName } from './bundle';
 import { measureColdStart } from './cold-start';
 import { measureApprovalInvokes } from './approvals';
+import { measureConsumerBundle } from './consumer';
 import { measureDynamo } from './dynamo';
 import { OUT, RESULTS_FILE } from './lib/paths';
 import { round } from './lib/stats';
@@ -42,12 +44,15 @@ const QUICK = {
   manifestSynthRounds: 1,
 };
 
-/** The keys of issue 5, in its order: results.json holds exactly these. */
+/** The keys of issues 5 and 12, in their order: results.json holds exactly these. */
 const RESULT_KEYS = [
   'bundle_bytes',
+  'consumer_bundle_bytes',
+  'consumer_bundle_ratio_vs_repo',
   'bundle_ratio_vs_powertools',
   'runtime_own_bytes',
   'init_ratio_vs_empty',
+  'init_ratio_vs_floor',
   'init_ratio_vs_powertools',
   'throughput_ratio_vs_powertools',
   'throughput_ratio_vs_bare',
@@ -89,11 +94,13 @@ async function main(): Promise<void> {
   };
   progress(`${quick ? 'quick' : 'full'} run on ${machine.cpus} CPUs (${machine.cpuModel}), node ${machine.node}`);
 
-  // 1. Bundles.
+  // 1. Bundles. First the user's: the packed package installed in an app of its own.
+  progress(`consumer path: ${args.has('--no-build') ? '' : 'npm run build, '}npm pack, install the tarball in a temporary app, synth the README's tools module`);
+  const consumer = await measureConsumerBundle({ build: !args.has('--no-build') });
   progress('bundling the handlers with the construct\'s esbuild options');
   mkdirSync(OUT, { recursive: true });
-  const sizeNames: HandlerName[] = ['ours', 'powertools', 'powertools_sqs_schema', 'empty', 'sample'];
-  const runNames: HandlerName[] = ['ours', 'powertools', 'powertools_sqs_schema', 'empty'];
+  const sizeNames: HandlerName[] = ['ours', 'powertools', 'powertools_sqs_schema', 'empty', 'floor', 'sample'];
+  const runNames: HandlerName[] = ['ours', 'powertools', 'powertools_sqs_schema', 'empty', 'floor'];
   const size = Object.fromEntries(
     await Promise.all(sizeNames.map(async (name) => [name, await bundleHandler(name, 'size')] as const)),
   ) as Record<HandlerName, BundleInfo>;
@@ -180,9 +187,12 @@ async function main(): Promise<void> {
   const ratio = (a: number, b: number) => a / b;
   const results: Results = {
     bundle_bytes: size.ours.bytes,
-    bundle_ratio_vs_powertools: round(ratio(size.ours.bytes, size.powertools.bytes)),
+    consumer_bundle_bytes: consumer.bytes,
+    consumer_bundle_ratio_vs_repo: round(ratio(consumer.bytes, consumer.repoBytes), 4),
+    bundle_ratio_vs_powertools: round(ratio(consumer.bytes, size.powertools.bytes)),
     runtime_own_bytes: bytesUnder(size.ours, 'lambda/'),
     init_ratio_vs_empty: round(ratio(cold.ours.totalMs, cold.empty.totalMs)),
+    init_ratio_vs_floor: round(ratio(cold.ours.totalMs, cold.floor.totalMs)),
     init_ratio_vs_powertools: round(ratio(cold.ours.totalMs, cold.powertools.totalMs)),
     throughput_ratio_vs_powertools: round(ratio(throughput.ours.perSecond, throughput.powertools.perSecond)),
     throughput_ratio_vs_bare: round(ratio(throughput.ours.perSecond, throughput.bare.perSecond), 4),
@@ -200,13 +210,25 @@ async function main(): Promise<void> {
   const rows: Row[] = [
     section('1. bundle (esbuild as the construct: node22, cjs, minify, source map, @aws-sdk/* external)'),
     {
-      figure: 'minified bytes vs powertools',
-      ours: kb(size.ours.bytes),
+      figure: 'consumer: README tools.ts vs powertools [e]',
+      ours: kb(consumer.bytes),
       baseline: kb(size.powertools.bytes),
       ratio: x(results.bundle_ratio_vs_powertools),
       target: '<= 0.6x',
       met: results.bundle_ratio_vs_powertools <= 0.6,
     },
+    {
+      figure: 'consumer vs the same module in this repository',
+      ours: kb(consumer.bytes),
+      baseline: kb(consumer.repoBytes),
+      ratio: x(results.consumer_bundle_ratio_vs_repo),
+      target: '<= 1.05x',
+      met: results.consumer_bundle_ratio_vs_repo <= 1.05,
+    },
+    { figure: 'consumer gzip vs powertools', ours: kb(consumer.gzipBytes), baseline: kb(size.powertools.gzipBytes), ratio: x(consumer.gzipBytes / size.powertools.gzipBytes) },
+    { figure: 'zod copies in the consumer bundle', ours: num(consumer.zodCopies), baseline: '1', ratio: '', target: '1', met: consumer.zodCopies === 1 },
+    { figure: 'package: packed (unpacked)', ours: `${kb(consumer.packedBytes)} (${kb(consumer.unpackedBytes)})`, baseline: '', ratio: '' },
+    { figure: 'repo handler (bench/handlers/ours.ts) vs powertools', ours: kb(size.ours.bytes), baseline: kb(size.powertools.bytes), ratio: x(size.ours.bytes / size.powertools.bytes) },
     { figure: 'gzip bytes vs powertools', ours: kb(size.ours.gzipBytes), baseline: kb(size.powertools.gzipBytes), ratio: x(size.ours.gzipBytes / size.powertools.gzipBytes) },
     {
       figure: 'own code: lambda/ vs @aws-lambda-powertools/*',
@@ -230,6 +252,12 @@ async function main(): Promise<void> {
       ours: ms(cold.ours.totalMs),
       baseline: ms(cold.empty.totalMs),
       ratio: x(results.init_ratio_vs_empty),
+    },
+    {
+      figure: 'vs the floor (same SDK modules and schemas, no library) [f]',
+      ours: ms(cold.ours.totalMs),
+      baseline: ms(cold.floor.totalMs),
+      ratio: x(results.init_ratio_vs_floor),
     },
     {
       figure: 'vs powertools',
@@ -398,7 +426,7 @@ async function main(): Promise<void> {
   // Everything else, for the README and for comparing runs (not committed).
   writeFileSync(
     path.join(OUT, 'results.detail.json'),
-    `${JSON.stringify({ quick, machine, elapsedS, results, size: sizesOf(size), cold, throughput, dynamo, parallel, synth, synthValidated, manifestSynth }, null, 2)}\n`,
+    `${JSON.stringify({ quick, machine, elapsedS, results, size: sizesOf(size), cold, throughput, dynamo, parallel, synth, synthValidated, manifestSynth, consumer }, null, 2)}\n`,
   );
 }
 
@@ -411,6 +439,10 @@ const NOTES = [
   '    its repeated delivery takes 1 round trip, on dynalite 2 (a GetItem after the refused Put).',
   '[d] aws-cdk-lib 2.276 validates templates in WebAssembly at synth, a fixed ~4-5 s here; the key figure turns it off',
   '    (CDK_VALIDATION=false) so that the ratio shows what the construct adds per handler.',
+  '[e] the user\'s path: npm pack, the tarball installed in a temporary app (zod from the registry), the README\'s tools',
+  '    module, the bundle NodejsFunction produced at synth. The Powertools handler has the same schemas plus two tools.',
+  '[f] bench/handlers/floor.ts: requires the DynamoDB client and document client as ours does at init, the same zod',
+  '    schemas, a hand-written loop over the batch (parse, validate, run); no ids, no state, no logs.',
 ];
 
 function sizesOf(bundles: Record<string, BundleInfo>) {

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type { $ZodType } from 'zod/v4/core';
 import type { JsonObject } from './json';
 import { TOOL_MANIFEST_SYMBOL_KEY } from './names';
 import type { ApprovalMode, Tool } from './tool';
@@ -19,11 +19,13 @@ export const TOOL_MANIFEST = Symbol.for(TOOL_MANIFEST_SYMBOL_KEY);
 /**
  * A tool's input schema as JSON Schema: `z.toJSONSchema(input, { io: 'input', unrepresentable:
  * 'any' })`, called through the schema's own method (the top-level function would add its code to
- * every bundle). What zod cannot represent becomes "any".
+ * every bundle). What zod cannot represent becomes "any". A `zod/mini` schema has no such method:
+ * it is described as any JSON object.
  */
-export function inputJsonSchema(input: z.ZodType | undefined): JsonObject {
-  if (!input) return { type: 'object' };
-  return input.toJSONSchema({ io: 'input', unrepresentable: 'any' }) as JsonObject;
+export function inputJsonSchema(input: $ZodType | undefined): JsonObject {
+  const method = (input as { toJSONSchema?: (params: object) => unknown } | undefined)?.toJSONSchema;
+  if (!input || typeof method !== 'function') return { type: 'object' };
+  return method.call(input, { io: 'input', unrepresentable: 'any' }) as JsonObject;
 }
 
 export function toolManifest(tools: readonly Tool<any>[]): ToolManifestItem[] {

@@ -1,4 +1,6 @@
-import * as z from 'zod';
+// Structural: any zod 4 schema (classic `zod` or `zod/mini`, 4.0 and up) is a `$ZodType`. The types
+// resolve against the user's own zod (the package ships none), and `z.toJSONSchema` takes the same type.
+import { safeParseAsync, type $ZodType, type output as Output } from 'zod/v4/core';
 import { TOOL_NAME_PATTERN } from './names';
 import { ToolUsageError } from './errors';
 import type { JsonObject } from './json';
@@ -17,21 +19,21 @@ export interface ToolContext {
   readonly deadline: number;
 }
 
-export interface ToolOptions<Schema extends z.ZodType = z.ZodType<JsonObject>> {
+export interface ToolOptions<Schema extends $ZodType = $ZodType<JsonObject>> {
   /** 1 to 128 characters of `A-Z a-z 0-9 _ . -`. */
   readonly name: string;
   readonly description?: string;
-  /** The args' schema. @default any JSON object, passed through unchanged */
+  /** The args' schema: a zod 4 schema (`zod` or `zod/mini`). @default any JSON object, passed through unchanged */
   readonly input?: Schema;
   /** Whether a human must approve a call first; a predicate decides per call. @default false */
-  readonly requiresApproval?: boolean | ((args: z.output<Schema>) => boolean);
+  readonly requiresApproval?: boolean | ((args: Output<Schema>) => boolean);
   /**
    * The tool only reads: running it twice does no harm, so its calls are never duplicate-suppressed
    * (no state store round trip at all). Cannot be combined with `requiresApproval`. @default false
    */
   readonly readOnly?: boolean;
   /** Runs the tool; the return value (JSON) is the reply's `result`. */
-  readonly run: (args: z.output<Schema>, context: ToolContext) => unknown;
+  readonly run: (args: Output<Schema>, context: ToolContext) => unknown;
 }
 
 /** Whether a tool's calls need approval: always, never, or depending on the args. */
@@ -41,7 +43,7 @@ export type ApprovalMode = 'always' | 'never' | 'depends';
 export interface Tool<Args = unknown> {
   readonly name: string;
   readonly description?: string;
-  readonly input?: z.ZodType;
+  readonly input?: $ZodType;
   /** `always`, `never`, or `depends` (a predicate decides per call). */
   readonly approvalMode: ApprovalMode;
   /** Never duplicate-suppressed: no state store round trip. */
@@ -53,9 +55,9 @@ export interface Tool<Args = unknown> {
 }
 
 /** Defines a tool. An invalid `name` throws here, at definition. */
-export function tool<Schema extends z.ZodType = z.ZodType<JsonObject>>(
+export function tool<Schema extends $ZodType = $ZodType<JsonObject>>(
   options: ToolOptions<Schema>,
-): Tool<z.output<Schema>> {
+): Tool<Output<Schema>> {
   if (typeof options.name !== 'string' || !TOOL_NAME_PATTERN.test(options.name)) {
     throw new TypeError(
       `tool name must be 1 to 128 characters of A-Z a-z 0-9 _ . -, got: ${JSON.stringify(options.name)}`,
@@ -80,18 +82,23 @@ export function tool<Schema extends z.ZodType = z.ZodType<JsonObject>>(
     input,
     approvalMode: typeof requiresApproval === 'function' ? 'depends' : requiresApproval ? 'always' : 'never',
     readOnly,
-    parseArgs: input ? (args) => parseWith(input, name, args) : (args) => args as z.output<Schema>,
+    parseArgs: input ? (args) => parseWith(input, name, args) : (args) => args as Output<Schema>,
     needsApproval: typeof requiresApproval === 'function' ? (args) => requiresApproval(args) === true : () => requiresApproval,
     run: options.run,
   };
 }
 
-async function parseWith<Schema extends z.ZodType>(schema: Schema, toolName: string, args: JsonObject): Promise<z.output<Schema>> {
+type SafeParseResult<T> = Awaited<ReturnType<typeof safeParseAsync<$ZodType<T>>>>;
+
+async function parseWith<Schema extends $ZodType>(schema: Schema, toolName: string, args: JsonObject): Promise<Output<Schema>> {
   // Async even for sync schemas: a sync attempt would start an async refinement and then run it again.
-  return unwrap(await schema.safeParseAsync(args), toolName);
+  // The schema's own method where it has one (classic and mini do), so that the error is its flavour's.
+  const own = (schema as { safeParseAsync?: (data: unknown) => Promise<SafeParseResult<Output<Schema>>> }).safeParseAsync;
+  const result = typeof own === 'function' ? await own.call(schema, args) : await safeParseAsync(schema, args);
+  return unwrap(result, toolName);
 }
 
-function unwrap<T>(result: z.ZodSafeParseResult<T>, toolName: string): T {
+function unwrap<T>(result: SafeParseResult<T>, toolName: string): T {
   if (result.success) return result.data;
   const problems = result.error.issues.slice(0, 5).map((issue) => `\`${argsPath(issue.path)}\`: ${issue.message}`);
   throw new ToolUsageError(`Invalid args for tool ${toolName}: ${problems.join('; ')}.`, { cause: result.error });

@@ -81,7 +81,7 @@ export class ApprovalsService extends Construct {
     });
     logGroup.grantWrite(role);
     const fn = new lambda.Function(this, id, {
-      code: packagedFunctionCode(code),
+      code: packagedFunctionCode(this, code),
       handler: 'index.handler',
       runtime: options.runtime ?? defaultRuntime(),
       architecture: options.architecture ?? defaultArchitecture(),

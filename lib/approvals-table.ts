@@ -66,6 +66,7 @@ export function checkGivenTable(scope: Construct, table: dynamodb.ITable): void 
     fail(
       `\`approvalsTable\` must have a String partition key "${TABLE.partitionKey}" and no sort key, ` +
         `got: partition key ${describe(partitionKeys)}${sortKey}.`,
+      scope,
     );
   }
   if (!hasApprovalsIndex(table)) {
@@ -89,9 +90,15 @@ export function checkGivenTable(scope: Construct, table: dynamodb.ITable): void 
 
 function hasApprovalsIndex(table: dynamodb.Table): boolean {
   try {
-    const { partitionKey, sortKey } = table.schema(TABLE.approvalsIndex);
-    return partitionKey?.name === TABLE.approvalsIndexKey && partitionKey.type === dynamodb.AttributeType.STRING && !sortKey;
+    const { partitionKeys, sortKeys } = table.schemaV2(TABLE.approvalsIndex);
+    const [partitionKey] = partitionKeys;
+    return (
+      partitionKeys.length === 1 &&
+      partitionKey.name === TABLE.approvalsIndexKey &&
+      partitionKey.type === dynamodb.AttributeType.STRING &&
+      sortKeys.length === 0
+    );
   } catch {
-    return false; // schema() throws for an index the table does not have
+    return false; // schemaV2() throws for an index the table does not have
   }
 }

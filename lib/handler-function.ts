@@ -38,8 +38,9 @@ export function createHandlerFunction(
   });
   logGroup.grantWrite(role);
 
-  const bundling: nodejs.BundlingOptions = { minify: true, sourceMap: true, ...props.bundling };
-  const sourceMaps = bundling.sourceMap === true || bundling.sourceMapMode !== undefined;
+  const given: nodejs.BundlingOptions = { minify: true, sourceMap: true, ...props.bundling };
+  const sourceMaps = given.sourceMap === true || given.sourceMapMode !== undefined;
+  const bundling: nodejs.BundlingOptions = sourceMaps ? { ...given, commandHooks: withStableSourceMaps(given.commandHooks) } : given;
 
   return new nodejs.NodejsFunction(scope, 'Function', {
     entry: props.entry,
@@ -65,3 +66,34 @@ export function createHandlerFunction(
     onFailure: new destinations.SqsDestination(options.onFailureQueue),
   });
 }
+
+/**
+ * esbuild writes each source map's `sources` relative to the bundling output folder, which is a
+ * temporary folder (jest's default `new App()`, Docker's /asset-output): the same app checked out in
+ * two places then bundles to maps, and so asset hashes, that differ. After bundling, this rewrites
+ * the `.map` files so their sources are relative to the project root (`tools.ts`,
+ * `node_modules/zod/...`); esbuild embeds the sources' text, so the maps still resolve. Runs `node`
+ * (there wherever NodejsFunction bundles); the user's own hooks run first.
+ */
+function withStableSourceMaps(hooks: nodejs.ICommandHooks | undefined): nodejs.ICommandHooks {
+  return {
+    beforeBundling: (inputDir, outputDir) => hooks?.beforeBundling(inputDir, outputDir) ?? [],
+    beforeInstall: (inputDir, outputDir) => hooks?.beforeInstall(inputDir, outputDir) ?? [],
+    afterBundling: (inputDir, outputDir) => [
+      ...(hooks?.afterBundling(inputDir, outputDir) ?? []),
+      `node -e "${STABLE_SOURCE_MAPS_SCRIPT}" "${outputDir}" "${inputDir}"`,
+    ],
+  };
+}
+
+/** Inside double quotes in bash and cmd alike: no double quotes, `$`, backticks or backslashes. */
+const STABLE_SOURCE_MAPS_SCRIPT = [
+  "const fs = require('fs'), path = require('path');",
+  'const [out, root] = process.argv.slice(1);',
+  "for (const file of fs.readdirSync(out).filter((f) => f.endsWith('.map'))) {",
+  "  const map = JSON.parse(fs.readFileSync(path.join(out, file), 'utf8'));",
+  "  map.sources = map.sources.map((s) => path.relative(root, path.resolve(out, s)).split(path.sep).join('/'));",
+  '  delete map.sourceRoot;',
+  '  fs.writeFileSync(path.join(out, file), JSON.stringify(map));',
+  '}',
+].join(' ');

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type { IConstruct } from 'constructs';
 import { fail } from './validation';
 
 /** The package's own functions, prebuilt by its build into `dist/functions/<name>/index.js`. */
@@ -9,13 +10,14 @@ export type PackagedFunction = 'approvals-engine' | 'approvals-api' | 'approvals
 const PACKAGE_NAME = 'cdk-tool-handler';
 
 /** The code of one of the package's own functions, from the package root's `dist/functions/<name>`. */
-export function packagedFunctionCode(name: PackagedFunction): lambda.Code {
+export function packagedFunctionCode(scope: IConstruct, name: PackagedFunction): lambda.Code {
   const root = packageRoot(__dirname);
   const dir = root && path.join(root, 'dist', 'functions', name);
   if (!dir || !fs.existsSync(path.join(dir, 'index.js'))) {
     fail(
       `The prebuilt ${name} function is missing (looked for dist/functions/${name}/index.js in ${root ?? `the folders above ${__dirname}`}). ` +
         'The published package ships it; in a clone of this repository run `npm run build:functions`.',
+      scope,
     );
   }
   return lambda.Code.fromAsset(dir);

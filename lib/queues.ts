@@ -120,6 +120,7 @@ export function checkGivenQueue(scope: Construct, queue: sqs.IQueue, functionTim
       fail(
         '`queue` must have a visibility timeout of at least the function timeout (`timeout` + `margin`), ' +
           `got: visibility timeout ${visibility} s, function timeout ${functionTimeout} s.`,
+        scope,
       );
     }
     if (visibility < recommended) {

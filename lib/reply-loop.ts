@@ -33,6 +33,7 @@ export function patternAvoidingReplies(
       `\`${label}.eventPattern.source\` must not include "${REPLY_EVENT_SOURCE}" on the reply bus (\`replyBus\`): ` +
         `that is the source of the function's own replies, which would come back in as tool calls, forever; ` +
         `got: ${JSON.stringify(sources)}.`,
+      scope,
     );
   }
   return pattern;

@@ -201,6 +201,10 @@ export interface ToolHandlerProps {
   /**
    * esbuild settings, merged over the construct's.
    *
+   * With source maps on, an `afterBundling` command (after any of yours) rewrites the `.map` files'
+   * paths relative to the project root, so that the asset hash does not depend on where the app is
+   * checked out.
+   *
    * @default - `{ minify: true, sourceMap: true }` merged under the given options (a given option
    * wins); NodejsFunction's defaults for the rest, which leave `@aws-sdk/*` to the Lambda runtime
    */

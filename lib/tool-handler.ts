@@ -29,7 +29,7 @@ import { grantReadApprovals, handlerTableStatements } from './permissions';
 import { allowEventBridgeToUseKey, checkGivenQueue, createEventDeadLetterQueue, createToolQueues } from './queues';
 import { patternAvoidingReplies } from './reply-loop';
 import { ToolHandlerProps } from './tool-handler-props';
-import { isFifo, resolveSettings, Settings, validateEventSource } from './validation';
+import { atPath, isFifo, resolveSettings, Settings, validateEventSource } from './validation';
 
 /**
  * Runs AI-agent tool calls on AWS Lambda: a NodejsFunction over your tools module, fed by an SQS
@@ -122,7 +122,7 @@ export class ToolHandler extends Construct {
   constructor(scope: Construct, id: string, props: ToolHandlerProps) {
     super(scope, id);
     this.props = props;
-    this.settings = resolveSettings(props);
+    this.settings = atPath(this, () => resolveSettings(props));
     checkEsbuild(this, props);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     if (this.settings.marginSeconds === 0) {
@@ -303,7 +303,7 @@ export class ToolHandler extends Construct {
   }
 
   private createRule(id: string, label: string, options: ToolEventSourceOptions): events.Rule {
-    validateEventSource(label, options);
+    atPath(this, () => validateEventSource(label, options));
     this.eventSourcesScope ??= new Construct(this, 'EventSources');
     if (this.props.encryptionKey && !this.eventKeyAllowed) {
       allowEventBridgeToUseKey(this, this.props.encryptionKey);

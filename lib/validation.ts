@@ -1,4 +1,5 @@
 import { Duration, Token } from 'aws-cdk-lib';
+import { IConstruct } from 'constructs';
 import { ENV } from '../lambda/names';
 import { TOOL_NAME_PATTERN } from '../lambda/names';
 import { DEFAULTS, MAX_FUNCTION_TIMEOUT_SECONDS } from './defaults';
@@ -10,7 +11,7 @@ import { ToolHandlerProps } from './tool-handler-props';
  * Values that are unresolved tokens are skipped: they are only known at deploy time.
  *
  * `ValidationError` of aws-cdk-lib is internal (its constructor takes a branded literal), so these
- * throw a plain `Error`.
+ * throw a plain `Error` whose message starts with the construct's path (`scope.node.path`).
  */
 
 /** The props with defaults applied, in the units the rest of the construct uses. */
@@ -159,9 +160,25 @@ export function isFifo(props: ToolHandlerProps): boolean {
   return props.queue !== undefined ? props.queue.fifo : props.fifo ?? false;
 }
 
-export function fail(message: string): never {
-  throw new Error(message);
+export function fail(message: string, scope?: IConstruct): never {
+  throw scope ? new Error(`${scope.node.path}: ${message}`) : new PropsError(message);
 }
+
+/**
+ * Runs checks that do not know their construct; an error they `fail` with gets the construct's path
+ * in front (`Stack/Tools: \`timeout\` must ...`), as aws-cdk-lib's own (internal) `ValidationError` does.
+ */
+export function atPath<T>(scope: IConstruct, checks: () => T): T {
+  try {
+    return checks();
+  } catch (error) {
+    if (error instanceof PropsError) fail(error.message, scope);
+    throw error;
+  }
+}
+
+/** A failed check not yet named by its construct path (see `atPath`). */
+class PropsError extends Error {}
 
 /** Whether a number is known at synth time (not a token). */
 export function known(value: number): boolean {

@@ -2,6 +2,7 @@ import { App, Duration, Stack, Token } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
 import { ENV, REPLY_EVENT_SOURCE } from '../../lambda/names';
 import { ToolHandler, ToolHandlerProps } from '../../lib';
 import { ENV as ACCOUNT, props, unbundledApp } from './helpers';
@@ -12,8 +13,8 @@ function build(overrides: Partial<ToolHandlerProps>, extra?: (stack: Stack) => P
   return new ToolHandler(stack, 'Tools', props({ ...overrides, ...(extra ? extra(stack) : {}) }));
 }
 
-/** Exactly `message`, not a pattern. */
-function expectError(fn: () => unknown, message: string): void {
+/** Exactly `message`, not a pattern, after the construct's path (`build` makes `Test/Tools`). */
+function expectError(fn: () => unknown, message: string, path = 'Test/Tools'): void {
   let thrown: unknown;
   try {
     fn();
@@ -21,7 +22,7 @@ function expectError(fn: () => unknown, message: string): void {
     thrown = error;
   }
   expect(thrown).toBeInstanceOf(Error);
-  expect((thrown as Error).message).toBe(message);
+  expect((thrown as Error).message).toBe(`${path}: ${message}`);
 }
 
 const s = Duration.seconds;
@@ -418,4 +419,27 @@ test('the validation runs before anything is created', () => {
   const stack = new Stack(app, 'Test');
   expect(() => new ToolHandler(stack, 'Tools', props({ tools: [] }))).toThrow();
   expect(stack.node.tryFindChild('Tools')?.node.children ?? []).toHaveLength(0);
+});
+
+test('an error names the construct path of a nested ToolHandler', () => {
+  const stack = new Stack(unbundledApp(), 'Outer', { env: ACCOUNT });
+  const group = new Construct(stack, 'Agents');
+  expectError(() => new ToolHandler(group, 'Billing', props({ tools: [] })), '`tools` must name at least one tool, got: [].', 'Outer/Agents/Billing');
+});
+
+test('checking a given table uses no deprecated API (JSII_DEPRECATED=fail turns a use into an error)', () => {
+  const previous = process.env.JSII_DEPRECATED;
+  process.env.JSII_DEPRECATED = 'fail';
+  try {
+    expect(() =>
+      build({}, (stack) => {
+        const table = new dynamodb.Table(stack, 'T', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING }, timeToLiveAttribute: 'expiresAt' });
+        table.addGlobalSecondaryIndex({ indexName: 'approvals', partitionKey: { name: 'approvalId', type: dynamodb.AttributeType.STRING } });
+        return { approvalsTable: table };
+      }),
+    ).not.toThrow();
+  } finally {
+    if (previous === undefined) delete process.env.JSII_DEPRECATED;
+    else process.env.JSII_DEPRECATED = previous;
+  }
 });
