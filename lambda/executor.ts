@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { approvalIdFor, callFingerprint } from './ids';
 import { writeAfterRun } from './bounded-write';
 import { markKept, type AlreadyDoneReply, type CallIdentity, type OkReply, type PendingApprovalReply, type Reply } from './reply';
+import { withApprovalArgs } from './reply-bus';
 import { runTool } from './run-tool';
 import { defaultStores, ownerFrom } from './stores/default';
 import { HANDLER_OWNER } from './names';
@@ -169,7 +170,7 @@ export class ToolExecutor {
       approval_id: approvalId,
       expires_at: new Date(record.expiresAt).toISOString(),
     };
-    return reply;
+    return withApprovalArgs(reply, record.args);
   }
 
   private async resume(envelope: ResumeEnvelope, options: ExecuteOptions): Promise<Reply> {

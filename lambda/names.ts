@@ -18,6 +18,8 @@ export const ENV = {
   owner: 'TOOL_HANDLER_OWNER',
   /** The engine's cap on a claim's lifetime: the handler function's timeout, in seconds. */
   claimMaxSeconds: 'TOOL_HANDLER_CLAIM_MAX_S',
+  /** Set when approval notifications may show args: `Tool Approval Requested` events then carry them. */
+  notifyWithArgs: 'TOOL_HANDLER_NOTIFY_WITH_ARGS',
 } as const;
 
 /** Attributes of an approval item that the approvals engine writes (create, claim, release, complete). */

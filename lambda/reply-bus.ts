@@ -15,6 +15,19 @@ export const REPLY_DETAIL_TYPES = {
   error: 'Tool Call Failed',
 } as const;
 
+/** Where a `pending_approval` reply keeps its call's args, out of JSON's sight, for the reply bus. */
+const APPROVAL_ARGS = Symbol.for('cdk-tool-handler.approvalArgs');
+
+/** Attaches the call's args to a `pending_approval` reply without making them part of it. */
+export function withApprovalArgs<T extends object>(reply: T, args: unknown): T {
+  Object.defineProperty(reply, APPROVAL_ARGS, { value: args, enumerable: false });
+  return reply;
+}
+
+function approvalArgsOf(reply: object): unknown {
+  return (reply as { [APPROVAL_ARGS]?: unknown })[APPROVAL_ARGS];
+}
+
 /** Published by the expirer (§10) when it marks an approval expired. */
 export const APPROVAL_EXPIRED_DETAIL_TYPE = 'Tool Approval Expired';
 
@@ -35,6 +48,11 @@ export interface EventBridgeReplyPublisherProps {
   readonly busName: string;
   /** @default a client created on first use and shared by the container */
   readonly client?: EventBridgeClient;
+  /**
+   * `Tool Approval Requested` events carry the call's `args` (for approvers' notifications; args
+   * may hold personal data). The reply a caller gets never does. @default false
+   */
+  readonly approvalArgs?: boolean;
 }
 
 let sharedClient: EventBridgeClient | undefined;
@@ -49,7 +67,8 @@ export class EventBridgeReplyPublisher implements ReplyPublisher {
   constructor(private readonly props: EventBridgeReplyPublisherProps) {}
 
   async publish(reply: Reply | ErrorReply): Promise<void> {
-    let detail = JSON.stringify(reply);
+    const args = this.props.approvalArgs ? approvalArgsOf(reply) : undefined;
+    let detail = JSON.stringify(args === undefined ? reply : { ...reply, args });
     if (Buffer.byteLength(detail, 'utf8') > MAX_DETAIL_BYTES && 'result' in reply) {
       const { result: _omitted, ...rest } = reply;
       detail = JSON.stringify({ ...rest, result_omitted: 'the result is too large for an EventBridge event' });

@@ -117,5 +117,6 @@ function intersect(a: Set<string> | undefined, b: Set<string> | undefined): Set<
 
 function envReplyPublisher(): ReplyPublisher | undefined {
   const busName = process.env[ENV.replyBus]?.trim();
-  return busName ? new EventBridgeReplyPublisher({ busName }) : undefined;
+  const withArgs = process.env[ENV.notifyWithArgs]?.trim() === 'true';
+  return busName ? new EventBridgeReplyPublisher({ busName, approvalArgs: withArgs }) : undefined;
 }

@@ -1,5 +1,6 @@
 import { CfnOutput, Duration, Names, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -18,6 +19,8 @@ export interface ApprovalsServiceOptions {
   readonly approvalTtlSeconds: number;
   /** The tool handler function's timeout: no claim outlives the invocation that took it. */
   readonly handlerTimeoutSeconds: number;
+  /** Where the expirer announces expiries. @default - nowhere */
+  readonly replyBus?: events.IEventBus;
   readonly runtime?: lambda.Runtime;
   readonly architecture?: lambda.Architecture;
   readonly logRetention?: logs.RetentionDays;
@@ -33,6 +36,7 @@ export class ApprovalsService extends Construct {
   readonly engine: lambda.Function;
   readonly api: lambda.Function;
   readonly apiUrl: lambda.FunctionUrl;
+  readonly expirer: lambda.Function;
 
   constructor(scope: Construct, id: string, options: ApprovalsServiceOptions) {
     super(scope, id);
@@ -57,6 +61,11 @@ export class ApprovalsService extends Construct {
     });
     apiTableStatements(options.table).forEach((statement) => this.api.addToRolePolicy(statement));
     this.apiUrl = this.api.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.AWS_IAM });
+
+    this.expirer = this.packagedFunction('Expirer', 'approvals-expirer', options, {
+      description: 'cdk-tool-handler approvals expirer: marks undecided approvals past their expiry as expired.',
+      environment: { ...shared, ...(options.replyBus ? { [ENV.replyBus]: options.replyBus.eventBusArn } : {}) },
+    });
 
     const output = new CfnOutput(this, 'ApprovalsApiUrl', {
       value: this.apiUrl.url,

@@ -23,6 +23,8 @@ export function createApprovalsTable(scope: Construct, id: string, options: Appr
     partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
     billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
     timeToLiveAttribute: TABLE.ttlAttribute,
+    // The resume pipe (autoResume) reads decisions from it.
+    stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     encryption: options.encryptionKey
       ? dynamodb.TableEncryption.CUSTOMER_MANAGED

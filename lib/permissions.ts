@@ -1,7 +1,8 @@
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
-import { APPROVAL_ATTRIBUTES, CALL_ATTRIBUTES, DECISION_ATTRIBUTES, TABLE } from '../lambda/names';
+import { APPROVAL_ATTRIBUTES, CALL_ATTRIBUTES, DECISION_ATTRIBUTES, REPLY_EVENT_SOURCE, TABLE } from '../lambda/names';
 
 /**
  * Who may do what on the approvals table (§9), in one place.
@@ -144,6 +145,18 @@ function readApprovalStatements(table: dynamodb.ITable): [iam.PolicyStatement, i
       resources: [`${table.tableArn}/index/${TABLE.approvalsIndex}`],
     }),
   ];
+}
+
+/**
+ * PutEvents on the reply bus with the source `cdk-tool-handler` only (`events:source`): for the
+ * handler and the expirer, the only parts of the construct that publish there.
+ */
+export function putRepliesStatement(bus: events.IEventBus): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    actions: ['events:PutEvents'],
+    resources: [bus.eventBusArn],
+    conditions: { StringEquals: { 'events:source': REPLY_EVENT_SOURCE } },
+  });
 }
 
 /** Limits a statement to items whose partition key matches one of `patterns` (AWS requires `ForAllValues`). */

@@ -5,6 +5,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { ToolEventSourceOptions } from './event-source-options';
 
@@ -154,6 +155,31 @@ export interface ToolHandlerProps {
    * @default - no reply bus
    */
   readonly replyBus?: events.IEventBus;
+
+  /**
+   * Resume every decided approval by itself: the approvals table's stream into an EventBridge pipe
+   * that puts `{"approval_id": ...}` on the tool queue for each decision (approved or denied). An
+   * existing `approvalsTable` then needs a stream of new and old images.
+   *
+   * @default true
+   */
+  readonly autoResume?: boolean;
+
+  /**
+   * A topic told of every `Tool Approval Requested` and `Tool Approval Expired` event, as a short
+   * readable message with the CLI line that approves it. Needs `replyBus`, whose events it is made of.
+   *
+   * @default - no notifications
+   */
+  readonly approvalNotifications?: sns.ITopic;
+
+  /**
+   * Show the call's args in approval notifications (`Tool Approval Requested` events on the reply
+   * bus then carry them too). Args may hold personal data.
+   *
+   * @default false
+   */
+  readonly notifyWithArgs?: boolean;
 
   /**
    * A customer managed key for the created queue, dead-letter queues and approvals table. When rules

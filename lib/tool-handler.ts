@@ -14,6 +14,9 @@ import { Construct } from 'constructs';
 import { ENV } from '../lambda/names';
 import { checkGivenTable, createApprovalsTable } from './approvals-table';
 import { ApprovalsService } from './approvals-service';
+import { AutoResume } from './auto-resume';
+import { ExpirySchedule } from './expiry';
+import { ApprovalNotifications } from './notifications';
 import { DEFAULTS } from './defaults';
 import { ToolEventSourceOptions } from './event-source-options';
 import { checkEsbuild } from './esbuild-check';
@@ -25,11 +28,11 @@ import { ToolInvokeTaskProps } from './invoke-task-props';
 import { ManifestTool } from './manifest-reader';
 import { readToolManifest, toManifestEntry } from './read-tool-manifest';
 import { ToolManifestEntry } from './tool-manifest';
-import { grantReadApprovals, handlerTableStatements } from './permissions';
+import { grantReadApprovals, handlerTableStatements, putRepliesStatement } from './permissions';
 import { allowEventBridgeToUseKey, checkGivenQueue, createEventDeadLetterQueue, createToolQueues } from './queues';
 import { patternAvoidingReplies } from './reply-loop';
 import { ToolHandlerProps } from './tool-handler-props';
-import { atPath, isFifo, resolveSettings, Settings, validateEventSource } from './validation';
+import { atPath, fail, isFifo, resolveSettings, Settings, validateEventSource } from './validation';
 
 /**
  * Runs AI-agent tool calls on AWS Lambda: a NodejsFunction over your tools module, fed by an SQS
@@ -173,8 +176,10 @@ export class ToolHandler extends Construct {
       runtime: props.runtime,
       architecture: props.architecture,
       logRetention: props.logRetention,
+      replyBus: props.replyBus,
       removalPolicy,
     });
+    new ExpirySchedule(this, 'Expiry', { expirer: service.expirer, table: this.approvalsTable, replyBus: props.replyBus });
     this.approvalsEngine = service.engine;
     this.approvalsApi = service.api;
     this.approvalsApiUrl = service.apiUrl.url;
@@ -204,7 +209,29 @@ export class ToolHandler extends Construct {
     );
     const key = this.tableKey();
     for (const fn of [this.lambdaFunction, service.engine, service.api]) key?.grantEncryptDecrypt(fn);
-    props.replyBus?.grantPutEventsTo(this.lambdaFunction);
+    if (props.replyBus) this.lambdaFunction.addToRolePolicy(putRepliesStatement(props.replyBus));
+    key?.grantEncryptDecrypt(service.expirer);
+    if (props.autoResume ?? true) {
+      new AutoResume(this, 'AutoResume', {
+        table: this.approvalsTable,
+        queue: this.queue,
+        fifo: isFifo(props),
+        owner,
+        encryptionKey: props.encryptionKey,
+        removalPolicy,
+      });
+    }
+    if (props.approvalNotifications) {
+      if (!props.replyBus) {
+        fail('`approvalNotifications` needs `replyBus`: the notifications are made from the reply bus\'s events; set both, or neither.', this);
+      }
+      new ApprovalNotifications(this, 'ApprovalNotifications', {
+        replyBus: props.replyBus,
+        topic: props.approvalNotifications,
+        withArgs: props.notifyWithArgs ?? false,
+        deadLetterQueue: this.eventDeadLetterQueue,
+      });
+    }
     this.acknowledgeFunctionFindings();
 
     (props.eventSources ?? []).forEach((options, index) =>
@@ -297,6 +324,7 @@ export class ToolHandler extends Construct {
       [ENV.approvalsTable]: this.approvalsTable.tableName,
       [ENV.approvalsEngine]: engineName,
       ...(owner === undefined ? {} : { [ENV.owner]: owner }),
+      ...(this.props.notifyWithArgs && this.props.approvalNotifications ? { [ENV.notifyWithArgs]: 'true' } : {}),
       [ENV.approvalTtlSeconds]: String(this.settings.approvalTtlSeconds),
       ...(this.props.replyBus ? { [ENV.replyBus]: this.props.replyBus.eventBusArn } : {}),
     };
@@ -337,15 +365,18 @@ export class ToolHandler extends Construct {
       'kms:GenerateDataKey* and kms:ReEncrypt* are what the CDK grants (grantEncryptDecrypt, grantSendMessages) give ' +
       'a principal that writes an SQS queue or DynamoDB table encrypted with a customer managed key; the resource ' +
       'is the one key, not a wildcard.';
-    for (const fn of [this.lambdaFunction, this.approvalsEngine, this.approvalsApi]) {
-      const policy = fn.role?.node.tryFindChild('DefaultPolicy');
+    const expirer = this.node.findChild('Approvals').node.findChild('Expirer') as lambda.IFunction;
+    const resumeRole = this.node.tryFindChild('AutoResume')?.node.tryFindChild('Role') as iam.IRole | undefined;
+    const roles = [this.lambdaFunction, this.approvalsEngine, this.approvalsApi, expirer].map((fn) => fn.role).concat(resumeRole);
+    for (const role of roles) {
+      const policy = role?.node.tryFindChild('DefaultPolicy');
       if (!policy) continue;
       const acknowledge = (id: string, reason: string) => Validations.of(policy).acknowledge({ id, reason });
       if (keys.some((key) => key !== undefined)) {
         acknowledge('AwsSolutions-IAM5[Action::kms:GenerateDataKey*]', keyReason);
         acknowledge('AwsSolutions-IAM5[Action::kms:ReEncrypt*]', keyReason);
       }
-      if (fn === this.lambdaFunction && (this.props.tracing === lambda.Tracing.ACTIVE || this.props.tracing === lambda.Tracing.PASS_THROUGH)) {
+      if (role === this.lambdaFunction.role && (this.props.tracing === lambda.Tracing.ACTIVE || this.props.tracing === lambda.Tracing.PASS_THROUGH)) {
         acknowledge(
           'AwsSolutions-IAM5[Resource::*]',
           'X-Ray PutTraceSegments and PutTelemetryRecords do not support resource-level permissions.',

@@ -54,7 +54,7 @@ export function onlyResource(template: Template, type: string, props?: object): 
  */
 export function handlerResource(template: Template, type: string, props?: object): { id: string; resource: any } {
   const found = template.findResources(type, props ? { Properties: props } : undefined);
-  const ids = Object.keys(found).filter((id) => !/^[A-Za-z0-9]*Approvals(Engine|Api)/.test(id));
+  const ids = Object.keys(found).filter((id) => !/^[A-Za-z0-9]*(Approvals(Engine|Api|Expirer)|AutoResume|Expiry)/.test(id));
   if (ids.length !== 1) throw new Error(`expected one handler ${type}, found ${ids.length}: ${ids.join(', ')}`);
   return { id: ids[0], resource: found[ids[0]] };
 }

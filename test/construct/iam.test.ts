@@ -29,10 +29,11 @@ function withGrantees(id: string, key?: boolean, table?: (stack: Stack) => dynam
 const plain = withGrantees('Plain');
 const keyed = withGrantees('Keyed', true);
 // A given (imported) table, encrypted with the given key, which the table object does not carry.
-const givenKeyed = withGrantees('GivenKeyed', true, (stack) => dynamodb.Table.fromTableName(stack, 'Approvals', 'approvals'));
+const givenKeyed = withGrantees('GivenKeyed', true, (stack) => dynamodb.Table.fromTableAttributes(stack, 'Approvals', { tableName: 'approvals', tableStreamArn: 'arn:aws:dynamodb:us-east-1:123456789012:table/approvals/stream/2030-01-01T00:00:00.000' }));
 // A given table that carries its own key, next to another `encryptionKey` (for the queues).
 const ownKey = withGrantees('OwnKey', true, (stack) =>
   new dynamodb.Table(stack, 'Approvals', {
+    stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
     partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
     timeToLiveAttribute: TABLE.ttlAttribute,
     encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED,

@@ -48,6 +48,8 @@ test('the sample stack passes, and says why for each acknowledgement', () => {
   expect(acks.map(({ path: p, id }) => `${p} ${id}`).sort()).toEqual([
     'Sample/Tools/Approvals/Api AwsSolutions-L1',
     'Sample/Tools/Approvals/Engine AwsSolutions-L1',
+    'Sample/Tools/Approvals/Expirer AwsSolutions-L1',
+    'Sample/Tools/AutoResume/DeadLetterQueue AwsSolutions-SQS3',
     'Sample/Tools/EventDeadLetterQueue AwsSolutions-SQS3',
     'Sample/Tools/Function AwsSolutions-L1',
   ]);
@@ -75,6 +77,11 @@ test('every option on: the construct acknowledges only what follows from it', ()
     'Full/Tools/Approvals/ApiRole/DefaultPolicy AwsSolutions-IAM5[Action::kms:ReEncrypt*]',
     'Full/Tools/Approvals/EngineRole/DefaultPolicy AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
     'Full/Tools/Approvals/EngineRole/DefaultPolicy AwsSolutions-IAM5[Action::kms:ReEncrypt*]',
+    'Full/Tools/Approvals/ExpirerRole/DefaultPolicy AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
+    'Full/Tools/Approvals/ExpirerRole/DefaultPolicy AwsSolutions-IAM5[Action::kms:ReEncrypt*]',
+    'Full/Tools/AutoResume/DeadLetterQueue AwsSolutions-SQS3',
+    'Full/Tools/AutoResume/Role/DefaultPolicy AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
+    'Full/Tools/AutoResume/Role/DefaultPolicy AwsSolutions-IAM5[Action::kms:ReEncrypt*]',
     'Full/Tools/EventDeadLetterQueue AwsSolutions-SQS3',
     'Full/Tools/ServiceRole/DefaultPolicy AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
     'Full/Tools/ServiceRole/DefaultPolicy AwsSolutions-IAM5[Action::kms:ReEncrypt*]',

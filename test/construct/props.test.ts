@@ -39,6 +39,7 @@ build('Events', {
 build('EventsOnBus', {});
 build('GivenTable', {}, (stack) => ({
   approvalsTable: new dynamodb.Table(stack, 'MyTable', {
+    stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
     partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
     timeToLiveAttribute: TABLE.ttlAttribute,
   }),
@@ -151,7 +152,7 @@ describe('queue settings', () => {
 
   test('a given queue is used as is, with its dead-letter queue exposed', () => {
     const t = templates.GivenQueue;
-    t.resourceCountIs('AWS::SQS::Queue', 3); // MyQueue, MyDlq, the event dead-letter queue
+    t.resourceCountIs('AWS::SQS::Queue', 4); // MyQueue, MyDlq, the event and the resume dead-letter queues
     const mine = onlyResource(t, 'AWS::SQS::Queue', { VisibilityTimeout: 420 });
     t.hasResourceProperties('AWS::Lambda::EventSourceMapping', { EventSourceArn: { 'Fn::GetAtt': [mine.id, 'Arn'] } });
     const { stack, tools } = built.GivenQueue;
@@ -164,7 +165,7 @@ describe('queue settings', () => {
 
   test('an imported queue is consumed, and no queue is created for calls', () => {
     const t = templates.ImportedQueue;
-    t.resourceCountIs('AWS::SQS::Queue', 1); // the event dead-letter queue only
+    t.resourceCountIs('AWS::SQS::Queue', 2); // the event and the resume dead-letter queues only
     t.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: 'arn:aws:sqs:us-east-1:123456789012:calls',
     });
@@ -177,7 +178,7 @@ describe('event sources', () => {
 
   test('each item is a rule on the default bus, targeting the function with retries, an age limit and the DLQ', () => {
     const fnId = handlerResource(t(), 'AWS::Lambda::Function').id;
-    const dlqId = onlyResource(t(), 'AWS::SQS::Queue', { SqsManagedSseEnabled: true }).id;
+    const dlqId = Object.keys(t().findResources('AWS::SQS::Queue')).find((id) => id.startsWith('ToolsEventDeadLetterQueue'))!;
     t().hasResourceProperties('AWS::Events::Rule', {
       EventPattern: { source: ['agent'] },
       State: 'ENABLED',
@@ -265,7 +266,14 @@ describe('reply bus', () => {
     expect(fnOf('ReplyBus').Environment.Variables[ENV.replyBus]).toEqual({ 'Fn::GetAtt': [busId, 'Arn'] });
     const roleId = handlerResource(t, 'AWS::IAM::Role').id;
     const put = statementsOfRole(t, roleId).filter((s) => [].concat(s.Action).includes('events:PutEvents' as never));
-    expect(put).toEqual([{ Action: 'events:PutEvents', Effect: 'Allow', Resource: { 'Fn::GetAtt': [busId, 'Arn'] } }]);
+    expect(put).toEqual([
+      {
+        Action: 'events:PutEvents',
+        Effect: 'Allow',
+        Resource: { 'Fn::GetAtt': [busId, 'Arn'] },
+        Condition: { StringEquals: { 'events:source': REPLY_EVENT_SOURCE } },
+      },
+    ]);
   });
 });
 
@@ -323,7 +331,7 @@ describe('encryption key', () => {
 
   test('encrypts every queue and the table', () => {
     const queues = Object.values(t().findResources('AWS::SQS::Queue')) as any[];
-    expect(queues).toHaveLength(3);
+    expect(queues).toHaveLength(4);
     for (const q of queues) expect(q.Properties.KmsMasterKeyId).toEqual({ 'Fn::GetAtt': [keyId(), 'Arn'] });
     t().hasResourceProperties('AWS::DynamoDB::Table', {
       SSESpecification: { SSEEnabled: true, SSEType: 'KMS', KMSMasterKeyId: { 'Fn::GetAtt': [keyId(), 'Arn'] } },

@@ -433,7 +433,11 @@ test('checking a given table uses no deprecated API (JSII_DEPRECATED=fail turns 
   try {
     expect(() =>
       build({}, (stack) => {
-        const table = new dynamodb.Table(stack, 'T', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING }, timeToLiveAttribute: 'expiresAt' });
+        const table = new dynamodb.Table(stack, 'T', {
+          partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+          timeToLiveAttribute: 'deleteAt',
+          stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
+        });
         table.addGlobalSecondaryIndex({ indexName: 'approvals', partitionKey: { name: 'approvalId', type: dynamodb.AttributeType.STRING } });
         return { approvalsTable: table };
       }),

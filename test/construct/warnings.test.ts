@@ -24,12 +24,16 @@ build('GoodQueue', {}, (stack) => ({
     deadLetterQueue: { queue: new sqs.Queue(stack, 'Dlq'), maxReceiveCount: 3 },
   }),
 }));
-build('ImportedTable', {}, (stack) => ({ approvalsTable: dynamodb.Table.fromTableName(stack, 'T', 'approvals') }));
+build('ImportedTable', { autoResume: false }, (stack) => ({ approvalsTable: dynamodb.Table.fromTableName(stack, 'T', 'approvals') }));
 build('TableWithoutTtl', {}, (stack) => ({
-  approvalsTable: new dynamodb.Table(stack, 'T', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } }),
+  approvalsTable: new dynamodb.Table(stack, 'T', {
+    partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+    stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
+  }),
 }));
 build('TableWithTtlAndIndex', {}, (stack) => {
   const table = new dynamodb.Table(stack, 'T', {
+    stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
     partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
     timeToLiveAttribute: 'deleteAt',
   });

@@ -1,0 +1,53 @@
+import { Stack } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { REPLY_EVENT_SOURCE } from '../lambda/names';
+import { DEFAULTS } from './defaults';
+
+export interface ApprovalNotificationsOptions {
+  readonly replyBus: events.IEventBus;
+  readonly topic: sns.ITopic;
+  /** Include the call's args (they may hold personal data). */
+  readonly withArgs: boolean;
+  readonly deadLetterQueue: sqs.IQueue;
+}
+
+const field = (path: string) => events.EventField.fromPath(`$.detail.${path}`);
+
+/**
+ * Approvers learn of requests and expiries (§10): two rules on the reply bus, each turning its event
+ * into a short readable message on the topic, with the CLI line that approves it.
+ */
+export class ApprovalNotifications extends Construct {
+  constructor(scope: Construct, id: string, options: ApprovalNotificationsOptions) {
+    super(scope, id);
+    const stackName = Stack.of(this).stackName;
+    const ids = `approval ${field('approval_id')} (run ${field('run_id')}, call ${field('call_id')})`;
+    const requested =
+      `Tool ${field('tool')} needs approval: ${ids}, until ${field('expires_at')}.` +
+      (options.withArgs ? ` Args: ${field('args')}.` : '') +
+      ` Approve: npx cdk-tool-handler approvals approve ${field('approval_id')} --stack ${stackName}`;
+    const expired = `Tool ${field('tool')} was not approved in time: ${ids} expired at ${field('expires_at')}.`;
+    this.rule('Requested', 'Tool Approval Requested', requested, options);
+    this.rule('Expired', 'Tool Approval Expired', expired, options);
+  }
+
+  private rule(id: string, detailType: string, message: string, options: ApprovalNotificationsOptions): void {
+    new events.Rule(this, id, {
+      eventBus: options.replyBus,
+      description: `cdk-tool-handler: ${detailType} events to the approvers' topic.`,
+      eventPattern: { source: [REPLY_EVENT_SOURCE], detailType: [detailType] },
+      targets: [
+        new targets.SnsTopic(options.topic, {
+          message: events.RuleTargetInput.fromText(message),
+          deadLetterQueue: options.deadLetterQueue,
+          retryAttempts: DEFAULTS.ruleRetryAttempts,
+          maxEventAge: DEFAULTS.ruleMaxEventAge,
+        }),
+      ],
+    });
+  }
+}
