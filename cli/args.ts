@@ -1,15 +1,19 @@
 /** The command line, parsed with `node:util` `parseArgs` into one of a few commands. */
 import { parseArgs } from 'node:util';
 import { UsageError } from './errors';
+import { parseLocalCommand, type LocalCommand } from './local-args';
 import { APPROVAL_STATUSES, type ApprovalStatus } from './record';
 
 /** Where the approvals API is. */
 export type Target =
   | { readonly kind: 'url'; readonly url: string; readonly region?: string }
+  /** The running `cdk-tool-handler local` of this directory. */
+  | { readonly kind: 'local' }
   | { readonly kind: 'stack'; readonly stack: string; readonly output?: string; readonly region?: string };
 
 export type Command =
-  | { readonly kind: 'help'; readonly topic: 'top' | 'approvals' }
+  | { readonly kind: 'help'; readonly topic: 'top' | 'approvals' | 'local' }
+  | LocalCommand
   | {
       readonly kind: 'list';
       readonly target: Target;
@@ -56,6 +60,7 @@ const ONLY_FOR: Record<string, readonly Subcommand[]> = {
 export const DEFAULT_PAGE_SIZE = 100;
 
 export function parseCommand(argv: readonly string[]): Command {
+  if (argv[0] === 'local') return parseLocalCommand(argv.slice(1));
   let parsed;
   try {
     parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
@@ -67,11 +72,10 @@ export function parseCommand(argv: readonly string[]): Command {
 
   if (group === undefined) {
     if (values.help) return { kind: 'help', topic: 'top' };
-    throw new UsageError('Missing command: try `approvals`.');
+    throw new UsageError('Missing command: try `approvals` or `local`.');
   }
-  if (group !== 'approvals') throw new UsageError(`Unknown command \`${group}\`: the only command is \`approvals\`.`);
+  if (group !== 'approvals') throw new UsageError(`Unknown command \`${group}\`: one of \`approvals\`, \`local\`.`);
   if (values.help) return { kind: 'help', topic: 'approvals' };
-  if (values.local) throw new UsageError('--local is not available yet: pass --url URL or --stack NAME.');
   if (sub === undefined) throw new UsageError(`Missing subcommand: one of ${SUBCOMMANDS.join(', ')}.`);
   if (!isSubcommand(sub)) throw new UsageError(`Unknown subcommand \`${sub}\`: one of ${SUBCOMMANDS.join(', ')}.`);
 
@@ -108,8 +112,14 @@ function isSubcommand(value: string): value is Subcommand {
   return (SUBCOMMANDS as readonly string[]).includes(value);
 }
 
-function parseTarget(values: { url?: string; stack?: string; output?: string; region?: string }): Target {
+function parseTarget(values: { url?: string; stack?: string; output?: string; region?: string; local?: boolean }): Target {
   const region = values.region;
+  if (values.local) {
+    if (values.url !== undefined || values.stack !== undefined || values.output !== undefined || region !== undefined) {
+      throw new UsageError('--local goes alone: not with --url, --stack, --output or --region.');
+    }
+    return { kind: 'local' };
+  }
   if (region !== undefined && !/^[a-z]{2}(-[a-z]+)+-\d+$/.test(region)) {
     throw new UsageError(`--region must be a region name such as us-east-1, got: ${region}.`);
   }
@@ -121,7 +131,9 @@ function parseTarget(values: { url?: string; stack?: string; output?: string; re
   }
   if (values.url !== undefined) return { kind: 'url', url: values.url, region };
   if (values.stack !== undefined) return { kind: 'stack', stack: values.stack, output: values.output, region };
-  throw new UsageError("Where is the approvals API? Pass --url URL, or --stack NAME to read it from the stack's output.");
+  throw new UsageError(
+    "Where is the approvals API? Pass --url URL, or --stack NAME to read it from the stack's output (or --local for a running `cdk-tool-handler local`).",
+  );
 }
 
 function parseStatus(value: string | undefined): ApprovalStatus | undefined {

@@ -1,5 +1,6 @@
 // Bundles the CLI (`cli/bin.ts`) into one file, `dist/cli/cli.js`, with the AWS SDK parts it uses
 // (signer, credential chain, CloudFormation client) inside: the package needs no SDK at run time.
+// `local` also needs dynalite and the SDK clients the synthesized functions load: found at run time.
 // Run from anywhere: node cli/build.mjs [outfile]   (default dist/cli/cli.js)
 import { build } from 'esbuild';
 import { chmodSync, statSync } from 'node:fs';
@@ -18,6 +19,8 @@ await build({
   format: 'cjs',
   // The SDK's ES module builds: smaller once tree-shaken than its CommonJS ones.
   mainFields: ['module', 'main'],
+  // `local`'s embedded DynamoDB has a native part: it is found at run time (see local/modules.ts).
+  external: ['dynalite'],
   minify: true,
   sourcemap: false,
   legalComments: 'none',

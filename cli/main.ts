@@ -1,5 +1,6 @@
 /**
- * `cdk-tool-handler approvals list | show ID | approve ID | deny ID` (SPEC §9), callable in-process:
+ * `cdk-tool-handler approvals list | show ID | approve ID | deny ID` (SPEC §9, `--local` for a
+ * running local run) and `cdk-tool-handler local [demo]` (SPEC §12's local run), callable in-process:
  * everything it touches of its process comes in `io`, and it returns the exit code (see `errors.ts`).
  */
 import { parseCommand, type Command, type Target } from './args';
@@ -12,7 +13,8 @@ import { defaultRegion, toEndpoint } from './endpoint';
 import { ApiError, CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from './errors';
 import { writeLine, type CliIo } from './io';
 import { readStackUrl } from './stack-url';
-import { APPROVALS_USAGE, TOP_USAGE } from './usage';
+import { readState } from '../local/state';
+import { APPROVALS_USAGE, LOCAL_USAGE, TOP_USAGE } from './usage';
 
 export type { CliIo } from './io';
 
@@ -20,8 +22,14 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   try {
     const command: Command = parseCommand(argv);
     if (command.kind === 'help') {
-      io.stdout.write(command.topic === 'top' ? TOP_USAGE : APPROVALS_USAGE);
+      io.stdout.write(command.topic === 'top' ? TOP_USAGE : command.topic === 'local' ? LOCAL_USAGE : APPROVALS_USAGE);
       return EXIT_OK;
+    }
+    if (command.kind === 'local') {
+      // Loaded on use: `approvals` never pays for the local run's code.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { localCommand } = require('../local/command') as typeof import('../local/command');
+      return await localCommand(command, io);
     }
     if (command.kind === 'decide') checkCanConfirm(io, command);
     const client = await connect(command.target, io);
@@ -39,12 +47,19 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return EXIT_OK;
   } catch (error) {
     // `--json` counts even when the rest of the command line did not parse.
-    return report(error, io, argv.includes('--json'));
+    return report(error, io, argv.includes('--json'), argv);
   }
 }
 
 /** A given URL is checked first; then credentials (one identity for the stack lookup and the API). */
 async function connect(target: Target, io: CliIo): Promise<ApprovalsClient> {
+  if (target.kind === 'local') {
+    const state = readState(io.env);
+    return new ApprovalsClient(toEndpoint(state.url, state.region), async () => ({
+      accessKeyId: state.accessKeyId,
+      secretAccessKey: state.secretAccessKey,
+    }));
+  }
   const fallbackRegion = defaultRegion(target.region, io.env);
   if (target.kind === 'url') {
     const endpoint = toEndpoint(target.url, fallbackRegion);
@@ -55,7 +70,7 @@ async function connect(target: Target, io: CliIo): Promise<ApprovalsClient> {
   return new ApprovalsClient(toEndpoint(url, fallbackRegion), credentials);
 }
 
-function report(error: unknown, io: CliIo, json: boolean): number {
+function report(error: unknown, io: CliIo, json: boolean, argv: readonly string[]): number {
   if (!(error instanceof CliError)) {
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
     writeLine(io.stderr, json ? JSON.stringify({ error: { type: 'internal', message } }) : `Unexpected error: ${message}`);
@@ -69,7 +84,9 @@ function report(error: unknown, io: CliIo, json: boolean): number {
     writeLine(io.stderr, JSON.stringify({ error: body }));
   } else {
     writeLine(io.stderr, `Error: ${error.message}`);
-    if (error.exitCode === EXIT_USAGE) writeLine(io.stderr, 'Run `cdk-tool-handler approvals --help` for usage.');
+    if (error.exitCode === EXIT_USAGE) {
+      writeLine(io.stderr, `Run \`cdk-tool-handler ${argv[0] === 'local' ? 'local' : 'approvals'} --help\` for usage.`);
+    }
   }
   return error.exitCode;
 }

@@ -4,6 +4,7 @@ export const TOP_USAGE = `Usage: cdk-tool-handler <command>
 
 Commands:
   approvals   List, show and decide approvals through the approvals API (see: approvals --help)
+  local       Run a stack's ToolHandler on this machine, no AWS account needed (see: local --help)
 
 Options:
   -h, --help  Show help
@@ -19,6 +20,8 @@ Where the approvals API is (one of):
   --url URL          The API's function URL (https://<id>.lambda-url.<region>.on.aws/)
   --stack NAME       Read the URL from the stack output whose key ends in ApprovalsApiUrl
   --output KEY       With --stack: which output, when the stack has several
+  --local            The running \`cdk-tool-handler local\` of this directory (signed with its
+                     test credentials, as its approver principal)
 
 Options:
   --region R         Region of --stack, and of signing when the URL is not a lambda-url host
@@ -45,4 +48,40 @@ Exit codes:
   1  the request failed or was not made: API error, network, credentials, stack lookup,
      or the confirmation was declined
   2  bad usage: unknown command or option, missing ID, or no terminal to confirm on without --yes
+`;
+
+export const LOCAL_USAGE = `Usage:
+  cdk-tool-handler local [--app CMD | --assembly DIR] [--stack NAME] [options] [ENVELOPE_JSON ...]
+  cdk-tool-handler local demo [--app CMD | --assembly DIR] [--stack NAME] [--json]
+
+Runs a stack's ToolHandler on this machine: synthesizes the app (cdk synth, with --app or the
+cdk.json here; or takes --assembly, a cdk.out directory), starts an embedded DynamoDB (dynalite)
+with the approvals table as the template declares it, and runs the synthesized handler, approvals
+engine, approvals API and expirer in this process with the environment the template gives them.
+Then it sends the envelopes (one SQS batch, as the tool queue would) and prints every reply and
+every reply-bus event. It keeps serving the approvals API for \`approvals ... --local\` until
+Ctrl-C; after a decision it sends the resume envelope the stack's pipe would, and says so.
+
+\`local demo\` runs the sample's whole lifecycle step by step (a call, an approval, the decision
+through the API, the resume, a denial, an expiry) and exits 1 if a step does not answer as expected.
+
+Options:
+  --app CMD          The CDK app to synthesize (default: cdk.json's "app")
+  --assembly DIR     A synthesized cloud assembly (skips synth)
+  --stack NAME       Which stack, when several have a ToolHandler
+  --handler PATH     Which ToolHandler (construct path), when the stack has several
+  -f, --file F       Envelopes from a file: a JSON array
+  --direct           Invoke the handler directly with each envelope instead of an SQS batch
+  --once             Exit once the envelopes are answered (do not serve)
+  --expire-every S   Seconds between runs of the expirer (default 1)
+  --principal ARN    Who the local approvals API says decided (default
+                     arn:aws:sts::000000000000:assumed-role/Approver/alice)
+  --logs             Print the functions' own log lines (on stderr)
+  --json             One JSON object per line on stdout
+  -h, --help         Show this help
+
+Needs, besides this package: dynalite and the AWS SDK clients the functions expect from the Lambda
+runtime (@aws-sdk/client-dynamodb, lib-dynamodb, client-lambda, client-eventbridge: this package's
+own dependencies), and aws-cdk to synthesize. A stack without a reply bus gets a local one, so that
+replies of queued calls can be printed.
 `;

@@ -9,6 +9,7 @@ test.each([
   [['--help'], 'Usage: cdk-tool-handler <command>'],
   [['approvals', '--help'], 'cdk-tool-handler approvals list'],
   [['approvals', 'approve', '--help'], 'Exit codes:'],
+  [['local', '--help'], 'cdk-tool-handler local demo'],
 ])('%j prints help and exits 0', async (argv, text) => {
   const result = await run(argv);
   expect(result.code).toBe(0);
@@ -43,7 +44,12 @@ test.each([
   [['approvals', 'approve', 'x', '--status', 'pending', '--url', 'u'], '--status is only for `list`'],
   [['approvals', 'list', '--bogus'], "Unknown option '--bogus'"],
   [['approvals', 'list', '--region', 'mars', '--url', 'u'], '--region must be a region name'],
-  [['approvals', 'list', '--local'], '--local is not available yet'],
+  [['approvals', 'list', '--local', '--url', 'u'], '--local goes alone'],
+  [['local', '--app', 'x', '--assembly', 'y'], 'either --app or --assembly'],
+  [['local', '--bogus'], "Unknown option '--bogus'"],
+  [['local', '--once', '{not json'], 'Envelope 1 is not JSON'],
+  [['local', 'demo', '{}'], '`local demo` takes no envelopes'],
+  [['local', '--expire-every', '0'], '--expire-every must be a number of seconds'],
 ])('%j is bad usage (exit 2)', async (argv, message) => {
   const result = await run(argv);
   expect(result.code).toBe(2);

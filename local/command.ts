@@ -1,0 +1,128 @@
+/**
+ * `cdk-tool-handler local`: synthesizes (or takes `--assembly`), starts the local run, sends the
+ * envelopes, prints replies and reply-bus events, and keeps serving the approvals API (for
+ * `approvals ... --local`) until Ctrl-C, unless `--once`. `local demo` runs the demo instead.
+ */
+import * as fs from 'node:fs';
+import type { LocalCommand } from '../cli/local-args';
+import { CliError, EXIT_FAILED, EXIT_OK, UsageError } from '../cli/errors';
+import { writeLine, type CliIo } from '../cli/io';
+import { runDemo } from './demo';
+import { loadDynalite, sdkNodePath } from './modules';
+import { formatLine, type LocalLine } from './print';
+import { LOCAL_APPROVER, LocalRun } from './runtime';
+import { removeState, statePath, writeState } from './state';
+import { assemblyNamedByApp, synthesize } from './synth';
+
+export async function localCommand(command: LocalCommand, io: CliIo): Promise<number> {
+  const envelopes = [...command.envelopes, ...readFileEnvelopes(command.file)];
+  const print = printer(command, io);
+  // What the run needs besides the CLI: checked before a synth that would be wasted.
+  loadDynalite();
+  sdkNodePath();
+  let assembly = command.assembly ?? assemblyNamedByApp(command.app, process.cwd());
+  let synthesized: string | undefined;
+  if (assembly === undefined) {
+    print({ type: 'info', message: `synthesizing: cdk synth${command.app ? ` --app ${JSON.stringify(command.app)}` : ''} ...` });
+    const started = Date.now();
+    assembly = synthesized = await synthesize({ app: command.app, cwd: process.cwd(), env: io.env });
+    print({ type: 'info', message: `synthesized in ${((Date.now() - started) / 1000).toFixed(1)} s` });
+  } else if (!fs.existsSync(assembly)) {
+    throw new CliError(`--assembly ${assembly} does not exist.`);
+  }
+  try {
+    return await runAssembly(command, assembly, envelopes, io, print);
+  } finally {
+    // The temporary assembly of our own synth goes with the run.
+    if (synthesized) fs.rmSync(synthesized, { recursive: true, force: true });
+  }
+}
+
+async function runAssembly(
+  command: LocalCommand,
+  assembly: string,
+  envelopes: readonly unknown[],
+  io: CliIo,
+  print: (line: LocalLine) => void,
+): Promise<number> {
+  const run = await LocalRun.start({
+    assembly,
+    stack: command.stack,
+    handler: command.handler,
+    principal: command.principal,
+    expireEverySeconds: command.demo ? Math.min(command.expireEverySeconds, 0.5) : command.expireEverySeconds,
+    print,
+  });
+  try {
+    if (command.demo) return (await runDemo(run, print)) ? EXIT_OK : EXIT_FAILED;
+    if (envelopes.length > 0) {
+      await run.send(envelopes, { direct: command.direct });
+      await run.settled();
+    }
+    if (command.once) return EXIT_OK;
+    await serve(run, command, io, print);
+    return EXIT_OK;
+  } finally {
+    await run.stop();
+  }
+}
+
+function readFileEnvelopes(file: string | undefined): unknown[] {
+  if (file === undefined) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`--file ${file}: ${(error as Error).message}`);
+  }
+  if (!Array.isArray(parsed)) throw new UsageError(`--file ${file} must hold a JSON array of envelopes.`);
+  return parsed;
+}
+
+function printer(command: LocalCommand, io: CliIo): (line: LocalLine) => void {
+  return (line) => {
+    if (line.type === 'log' && !command.logs) return;
+    if (command.json) {
+      writeLine(line.type === 'log' ? io.stderr : io.stdout, JSON.stringify(line));
+      return;
+    }
+    writeLine(line.type === 'log' || line.type === 'info' ? io.stderr : io.stdout, formatLine(line));
+  };
+}
+
+/** Keeps the run up for `approvals --local` until SIGINT or SIGTERM. */
+async function serve(run: LocalRun, command: LocalCommand, io: CliIo, print: (line: LocalLine) => void): Promise<void> {
+  const file = statePath(io.env);
+  if (run.apiUrl) {
+    writeState(file, {
+      url: run.apiUrl,
+      region: run.region,
+      accessKeyId: LOCAL_APPROVER.accessKeyId,
+      secretAccessKey: LOCAL_APPROVER.secretAccessKey,
+      principal: command.principal ?? LOCAL_APPROVER.userArn,
+      stack: run.stackName,
+      pid: process.pid,
+    });
+    print({
+      type: 'info',
+      message:
+        `serving: decide with \`cdk-tool-handler approvals list --local\` and \`approvals approve ID --local\` ` +
+        `(as ${command.principal ?? LOCAL_APPROVER.userArn}); Ctrl-C to stop.`,
+    });
+  } else {
+    print({ type: 'info', message: 'serving (the stack has no approvals API); Ctrl-C to stop.' });
+  }
+  try {
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+  } finally {
+    removeState(file);
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * The reply bus's rules that notify an SNS topic (SPEC §10, `approvalNotifications`): each bus event
+ * is matched against those rules' patterns and, where one matches, the message the rule's input
+ * transformer would send is printed instead of being published.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Template } from './assembly';
+import { refOf } from './assembly';
+import type { BusEvent } from './endpoints';
+import { LOCAL_ACCOUNT, LOCAL_REGION, type Resolver } from './intrinsics';
+import { atPath, matches } from './pipe';
+
+export interface TopicRule {
+  readonly rule: string;
+  readonly topic: string;
+  readonly bus: string;
+  readonly pattern: unknown;
+  readonly input: { readonly paths?: Record<string, string>; readonly template?: string; readonly text?: string };
+}
+
+/** Rules with an SNS topic target, and the bus each listens on (by name). */
+export function topicRules(template: Template, resolver: Resolver): TopicRule[] {
+  const resources = template.Resources ?? {};
+  const rules: TopicRule[] = [];
+  for (const [id, r] of Object.entries(resources)) {
+    if (r.Type !== 'AWS::Events::Rule') continue;
+    const bus = busName(r.Properties?.EventBusName === undefined ? 'default' : String(resolver.resolve(r.Properties.EventBusName)));
+    for (const target of (r.Properties?.Targets ?? []) as Array<Record<string, any>>) {
+      const topic = refOf(target.Arn);
+      if (!topic || resources[topic]?.Type !== 'AWS::SNS::Topic') continue;
+      const transformer = target.InputTransformer as { InputPathsMap?: Record<string, string>; InputTemplate?: string } | undefined;
+      rules.push({
+        rule: id,
+        topic,
+        bus,
+        pattern: r.Properties?.EventPattern ?? {},
+        input: transformer
+          ? { paths: transformer.InputPathsMap ?? {}, template: String(resolver.resolve(transformer.InputTemplate) ?? '') }
+          : { text: typeof target.Input === 'string' ? target.Input : undefined },
+      });
+    }
+  }
+  return rules;
+}
+
+/** `arn:aws:events:...:event-bus/NAME` or `NAME` → `NAME`. */
+export function busName(value: string): string {
+  const at = value.indexOf('event-bus/');
+  return at >= 0 ? value.slice(at + 'event-bus/'.length) : value;
+}
+
+/** The event as EventBridge hands it to rules. */
+export function eventEnvelope(event: BusEvent): Record<string, unknown> {
+  return {
+    version: '0',
+    id: randomUUID(),
+    'detail-type': event.detailType,
+    source: event.source,
+    account: LOCAL_ACCOUNT,
+    time: event.time,
+    region: LOCAL_REGION,
+    resources: [],
+    detail: event.detail,
+  };
+}
+
+/** The SNS messages this event would cause: one per matching rule target. */
+export function notificationsFor(rules: readonly TopicRule[], event: BusEvent): Array<{ topic: string; message: string }> {
+  const envelope = eventEnvelope(event);
+  return rules
+    .filter((rule) => rule.bus === busName(event.bus) && matches(rule.pattern, envelope))
+    .map((rule) => ({ topic: rule.topic, message: render(rule, envelope) }));
+}
+
+function render(rule: TopicRule, envelope: Record<string, unknown>): string {
+  if (rule.input.template === undefined) return rule.input.text ?? JSON.stringify(envelope);
+  let text = rule.input.template;
+  for (const [name, jsonPath] of Object.entries(rule.input.paths ?? {})) {
+    const value = atPath(envelope, jsonPath);
+    const inserted = typeof value === 'string' ? JSON.stringify(value).slice(1, -1) : JSON.stringify(value ?? null);
+    text = text.split(`<${name}>`).join(inserted);
+  }
+  // A template that is one JSON string (aws-cdk-lib's `RuleTargetInput.fromText`) delivers that string.
+  try {
+    const parsed = JSON.parse(text);
+    if (typeof parsed === 'string') return parsed;
+  } catch {
+    // not JSON: delivered as is
+  }
+  return text;
+}

@@ -1,0 +1,344 @@
+/**
+ * A local run of one `ToolHandler` (SPEC §12, last paragraph): dynalite with the approvals table, the
+ * synthesized handler, approvals engine, API and expirer each in a worker of this process with the
+ * environment the template gives it, Lambda's Invoke and EventBridge's PutEvents on a local port,
+ * the API behind a local function URL that checks SigV4, and a stand-in for the resume pipe.
+ */
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CliError } from '../cli/errors';
+import { findToolHandlers, readStack, type FunctionResource, type ToolHandlerParts } from './assembly';
+import { createTableInput, startDynamo, type LocalDynamo } from './dynamo';
+import { startEndpoints, type BusEvent, type LocalEndpoints } from './endpoints';
+import { startFunctionUrlHost, type FunctionUrlHost } from './function-url';
+import { LOCAL_ACCOUNT, LOCAL_REGION, Resolver } from './intrinsics';
+import { sdkNodePath } from './modules';
+import { notificationsFor, topicRules, type TopicRule } from './notifications';
+import { pipeSpec, resumeMessage, type PipeSpec } from './pipe';
+import { busLine, type LocalLine } from './print';
+import { FunctionWorker, type FunctionSpec, type InvokeOutcome } from './workers';
+
+/** The approver the local function URL knows: SigV4 with these keys is this principal. */
+export const LOCAL_APPROVER = {
+  accessKeyId: 'AKIALOCALAPPROVER01',
+  secretAccessKey: 'local-approver-secret',
+  userArn: `arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/Approver/alice`,
+};
+
+/** The reply bus's local name when the stack has none. */
+export const STAND_IN_BUS = 'local-reply-bus';
+
+export interface LocalRunOptions {
+  /** A cloud assembly directory (`cdk.out`). */
+  readonly assembly: string;
+  readonly stack?: string;
+  /** Which ToolHandler, when the stack has several (its construct path or the handler's logical id). */
+  readonly handler?: string;
+  /** The approver's principal ARN. @default LOCAL_APPROVER.userArn */
+  readonly principal?: string;
+  /** Seconds between runs of the expirer. @default 1 */
+  readonly expireEverySeconds?: number;
+  /** Environment overrides per part (`engine`, `handler`, ...). */
+  readonly overrides?: Partial<Record<'handler' | 'engine' | 'api' | 'expirer', Record<string, string>>>;
+  /** Every line `local` prints. */
+  readonly print: (line: LocalLine) => void;
+}
+
+export class LocalRun {
+  readonly events: BusEvent[] = [];
+  readonly lines: LocalLine[] = [];
+  private readonly workers = new Map<string, FunctionWorker>();
+  private expiring?: NodeJS.Timeout;
+  private messages = 0;
+  private dynamo?: LocalDynamo;
+  private endpoints?: LocalEndpoints;
+  private url?: FunctionUrlHost;
+  private pipe?: PipeSpec;
+  private topicRules: TopicRule[] = [];
+  private parts!: ToolHandlerParts;
+  private keyNames: string[] = [];
+  private tableName?: string;
+  private queueArn = `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT}:local-tool-queue`;
+  private readonly pending = new Set<Promise<unknown>>();
+  stackName = '';
+
+  private constructor(private readonly options: LocalRunOptions) {}
+
+  static async start(options: LocalRunOptions): Promise<LocalRun> {
+    const run = new LocalRun(options);
+    try {
+      await run.boot();
+    } catch (error) {
+      await run.stop();
+      throw error;
+    }
+    return run;
+  }
+
+  get apiUrl(): string | undefined {
+    return this.url?.url;
+  }
+
+  get region(): string {
+    return LOCAL_REGION;
+  }
+
+  get hasExpirer(): boolean {
+    return this.parts.expirer !== undefined;
+  }
+
+  get hasPipe(): boolean {
+    return this.pipe !== undefined;
+  }
+
+  private emit(line: LocalLine): void {
+    this.lines.push(line);
+    this.options.print(line);
+  }
+
+  private async boot(): Promise<void> {
+    const stack = readStack(this.options.assembly, this.options.stack);
+    this.stackName = stack.name;
+    const all = findToolHandlers(stack);
+    const wanted = this.options.handler;
+    const chosen = wanted ? all.find((p) => p.handler.constructPath.startsWith(wanted) || p.handler.logicalId === wanted) : all[0];
+    if (!chosen) throw new CliError(`No ToolHandler ${wanted} in stack ${stack.name}.`);
+    if (!wanted && all.length > 1) {
+      this.emit({ type: 'info', message: `note: the stack has ${all.length} ToolHandlers; running ${chosen.handler.constructPath} (pick with --handler).` });
+    }
+    this.parts = chosen;
+    this.pipe = pipeSpec(chosen.pipe);
+    const resolver = new Resolver(stack.template);
+    if (chosen.queueId) this.queueArn = resolver.arn(chosen.queueId);
+    this.topicRules = topicRules(stack.template, resolver);
+
+    const nodePath = sdkNodePath().join(path.delimiter);
+    this.dynamo = await startDynamo();
+    if (chosen.tableId && chosen.table) {
+      this.tableName = resolver.name(chosen.tableId);
+      this.keyNames = (chosen.table.KeySchema ?? []).map((k: { AttributeName: string }) => k.AttributeName);
+      await this.dynamo.call('CreateTable', createTableInput(this.tableName, chosen.table));
+    }
+    this.endpoints = await startEndpoints({
+      invoke: (name, event) => this.workers.get(name)?.invoke(event),
+      onEvent: (event) => {
+        this.events.push(event);
+        this.emit(busLine(event));
+        for (const n of notificationsFor(this.topicRules, event)) this.emit({ type: 'notification', topic: n.topic, message: n.message });
+      },
+    });
+
+    const runtimeEnv = {
+      AWS_REGION: LOCAL_REGION,
+      AWS_DEFAULT_REGION: LOCAL_REGION,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_ENDPOINT_URL_DYNAMODB: this.dynamo.endpoint,
+      AWS_ENDPOINT_URL_LAMBDA: this.endpoints.url,
+      AWS_ENDPOINT_URL_EVENTBRIDGE: this.endpoints.url,
+      AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: '1',
+      AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs_local',
+    };
+    const start = (label: 'handler' | 'engine' | 'api' | 'expirer', fn: FunctionResource | undefined) => {
+      if (!fn) return;
+      if (!fn.codeDir || !fs.existsSync(fn.codeDir)) {
+        throw new CliError(`The ${label} function's code (${fn.constructPath}) is not in the assembly: was it synthesized with bundling?`);
+      }
+      const env = { ...resolver.environment(fn.properties), ...this.replyBusFor(label, fn), ...this.options.overrides?.[label] };
+      const spec: FunctionSpec = {
+        name: resolver.name(fn.logicalId),
+        label,
+        codeDir: fn.codeDir,
+        handler: fn.handler,
+        env: { ...env, ...runtimeEnv, AWS_LAMBDA_FUNCTION_NAME: resolver.name(fn.logicalId) },
+        timeoutSeconds: Number(fn.properties.Timeout ?? 3),
+        memoryMb: Number(fn.properties.MemorySize ?? 128),
+      };
+      this.workers.set(spec.name, new FunctionWorker(spec, nodePath, (fnLabel, line) => this.emit({ type: 'log', function: fnLabel, line })));
+    };
+    start('handler', chosen.handler);
+    start('engine', chosen.engine);
+    start('api', chosen.api);
+    start('expirer', chosen.expirer);
+    try {
+      await Promise.all([...this.workers.values()].map((w) => w.ready()));
+    } catch (error) {
+      throw new CliError((error as Error).message);
+    }
+
+    if (chosen.api) {
+      const api = this.worker('api')!;
+      this.url = await startFunctionUrlHost({
+        region: LOCAL_REGION,
+        accountId: LOCAL_ACCOUNT,
+        credentials: {
+          [LOCAL_APPROVER.accessKeyId]: { secretAccessKey: LOCAL_APPROVER.secretAccessKey, userArn: this.options.principal ?? LOCAL_APPROVER.userArn },
+        },
+        handler: async (event) => {
+          const outcome = await api.invoke(event);
+          if (!outcome.ok) throw new Error(`${outcome.error.errorType}: ${outcome.error.errorMessage}`);
+          this.afterApiCall(event.requestContext.http.method, event.rawPath, outcome.result);
+          return outcome.result;
+        },
+      });
+    }
+    if (!this.pipe && chosen.api) {
+      this.emit({ type: 'info', message: 'note: the stack has no resume pipe; after a decision local sends {"approval_id": ...} itself.' });
+    }
+    if (chosen.expirer) {
+      const every = (this.options.expireEverySeconds ?? 1) * 1000;
+      this.expiring = setInterval(() => void this.expireOnce(), every);
+    }
+    this.emit({
+      type: 'ready',
+      stack: stack.name,
+      api_url: this.url?.url,
+      functions: Object.fromEntries([...this.workers.values()].map((w) => [w.spec.label, w.spec.name])),
+    });
+  }
+
+  /**
+   * The reply bus: the template's; when the stack has none at all, a stand-in for the handler and
+   * the expirer, so that replies of queued calls and expiries can be seen.
+   */
+  private replyBusFor(label: string, fn: FunctionResource): Record<string, string> {
+    if (label !== 'handler' && label !== 'expirer') return {};
+    if (fn.properties.Environment?.Variables?.TOOL_HANDLER_REPLY_BUS !== undefined) return {};
+    if (this.parts.handler.properties.Environment?.Variables?.TOOL_HANDLER_REPLY_BUS !== undefined) return {};
+    if (label === 'handler') {
+      this.emit({ type: 'info', message: `note: the stack has no reply bus; local gives the functions one (${STAND_IN_BUS}) to show replies.` });
+    }
+    return { TOOL_HANDLER_REPLY_BUS: STAND_IN_BUS };
+  }
+
+  private worker(label: string): FunctionWorker | undefined {
+    return [...this.workers.values()].find((w) => w.spec.label === label);
+  }
+
+  /** Sends envelopes to the handler: one SQS batch (as the queue's event source mapping would), or one direct invoke each. */
+  async send(envelopes: readonly unknown[], options: { direct?: boolean } = {}): Promise<void> {
+    const handler = this.worker('handler')!;
+    if (options.direct) {
+      for (const envelope of envelopes) {
+        this.emit({ type: 'call', envelope, via: 'direct' });
+        const outcome = await handler.invoke(envelope);
+        this.emit(outcome.ok ? { type: 'reply', reply: outcome.result, via: 'direct' } : { type: 'thrown', error: outcome.error });
+      }
+      return;
+    }
+    const records = envelopes.map((envelope) => {
+      this.emit({ type: 'call', envelope, via: 'sqs' });
+      const body = typeof envelope === 'string' ? envelope : JSON.stringify(envelope);
+      const e = envelope as { run_id?: string; approval_id?: string };
+      return this.sqsRecord(body, e?.approval_id ?? e?.run_id ?? 'local');
+    });
+    await this.deliver(records);
+  }
+
+  private sqsRecord(body: string, groupId: string, deduplicationId?: string): Record<string, unknown> {
+    const messageId = `local-${++this.messages}-${randomUUID().slice(0, 8)}`;
+    const fifo = this.queueArn.endsWith('.fifo');
+    return {
+      messageId,
+      receiptHandle: `local-${messageId}`,
+      body,
+      attributes: {
+        ApproximateReceiveCount: '1',
+        SentTimestamp: String(Date.now()),
+        SenderId: 'local',
+        ApproximateFirstReceiveTimestamp: String(Date.now()),
+        ...(fifo ? { MessageGroupId: groupId, MessageDeduplicationId: deduplicationId ?? messageId, SequenceNumber: String(this.messages) } : {}),
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: this.queueArn,
+      awsRegion: LOCAL_REGION,
+    };
+  }
+
+  private async deliver(records: Array<Record<string, unknown>>): Promise<void> {
+    const outcome: InvokeOutcome = await this.worker('handler')!.invoke({ Records: records });
+    if (!outcome.ok) {
+      this.emit({ type: 'thrown', error: outcome.error });
+      return;
+    }
+    const failures = ((outcome.result as { batchItemFailures?: Array<{ itemIdentifier: string }> })?.batchItemFailures ?? []).map(
+      (f) => f.itemIdentifier,
+    );
+    for (const id of failures) {
+      this.emit({ type: 'failed', message_id: id, note: 'reported failed (SQS would deliver it again); see --logs' });
+    }
+  }
+
+  /** The pipe's stand-in, after the API answered a decision. */
+  private afterApiCall(method: string, rawPath: string, result: unknown): void {
+    const match = /^\/approvals\/([^/]+)\/decision$/.exec(rawPath);
+    const reply = result as { statusCode?: number; body?: string };
+    if (method !== 'POST' || !match || reply?.statusCode !== 200) return;
+    let record: { approval_id?: string; status?: string; decided_by?: string } = {};
+    try {
+      record = JSON.parse(reply.body ?? '{}');
+    } catch {
+      return;
+    }
+    const approvalId = record.approval_id ?? decodeURIComponent(match[1]);
+    this.emit({ type: 'decision', approval_id: approvalId, status: String(record.status), decided_by: record.decided_by });
+    this.track(this.resume(approvalId));
+  }
+
+  private async resume(approvalId: string): Promise<void> {
+    if (!this.tableName || !this.dynamo) return;
+    const found = await this.dynamo.call('GetItem', { TableName: this.tableName, Key: { [this.keyNames[0]]: { S: `approval#${approvalId}` } }, ConsistentRead: true });
+    const item = found.Item as Record<string, unknown> | undefined;
+    if (!item) return;
+    const message = resumeMessage(this.pipe, item, this.keyNames);
+    if ('skipped' in message) {
+      this.emit({ type: 'resume', approval_id: approvalId, body: '', via: 'skipped', note: message.skipped });
+      return;
+    }
+    this.emit({ type: 'resume', approval_id: approvalId, body: message.body, via: message.via });
+    let envelope: unknown = message.body;
+    try {
+      envelope = JSON.parse(message.body);
+    } catch {
+      // sent as is
+    }
+    this.emit({ type: 'call', envelope, via: 'sqs' });
+    await this.deliver([this.sqsRecord(message.body, message.groupId ?? approvalId, message.deduplicationId)]);
+  }
+
+  /** One run of the expirer (when the stack has one). */
+  async expireOnce(): Promise<void> {
+    const expirer = this.worker('expirer');
+    if (!expirer) return;
+    const outcome = await this.track(expirer.invoke(this.parts.expirerInput ?? {}));
+    if (!outcome.ok) this.emit({ type: 'info', message: `expirer failed: ${outcome.error.errorType}: ${outcome.error.errorMessage}` });
+  }
+
+  /** Restarts a function's worker with environment changes (the demo's short approval TTL). */
+  async restart(label: 'handler' | 'engine' | 'api' | 'expirer', overrides: Record<string, string>): Promise<void> {
+    await this.worker(label)?.restart(overrides);
+  }
+
+  private track<T>(promise: Promise<T>): Promise<T> {
+    this.pending.add(promise);
+    void promise.finally(() => this.pending.delete(promise)).catch(() => undefined);
+    return promise;
+  }
+
+  /** Waits until the pipe's stand-in and running expirer calls are done. */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+
+  async stop(): Promise<void> {
+    if (this.expiring) clearInterval(this.expiring);
+    await this.settled().catch(() => undefined);
+    await Promise.all([...this.workers.values()].map((w) => w.stop().catch(() => undefined)));
+    await this.url?.close().catch(() => undefined);
+    await this.endpoints?.close();
+    await this.dynamo?.stop();
+  }
+}

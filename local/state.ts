@@ -1,0 +1,65 @@
+/**
+ * How `approvals --local` finds a running `local`: a small file in the temporary directory, one per
+ * working directory (or `CDK_TOOL_HANDLER_LOCAL_STATE`), holding the local API's URL and the test
+ * credentials that its function URL accepts.
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { CliError } from '../cli/errors';
+
+export interface LocalState {
+  readonly url: string;
+  readonly region: string;
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly principal: string;
+  readonly stack: string;
+  readonly pid: number;
+}
+
+export const STATE_VARIABLE = 'CDK_TOOL_HANDLER_LOCAL_STATE';
+
+export function statePath(env: Readonly<Record<string, string | undefined>>, cwd = process.cwd()): string {
+  const given = env[STATE_VARIABLE];
+  if (given) return given;
+  const key = createHash('sha256').update(path.resolve(cwd)).digest('hex').slice(0, 16);
+  return path.join(os.tmpdir(), `cdk-tool-handler-local-${key}.json`);
+}
+
+export function writeState(file: string, state: LocalState): void {
+  fs.writeFileSync(file, JSON.stringify(state, null, 2), { mode: 0o600 });
+}
+
+export function removeState(file: string, pid = process.pid): void {
+  try {
+    const state = JSON.parse(fs.readFileSync(file, 'utf8')) as LocalState;
+    if (state.pid === pid) fs.unlinkSync(file);
+  } catch {
+    // already gone
+  }
+}
+
+export function readState(env: Readonly<Record<string, string | undefined>>): LocalState {
+  const file = statePath(env);
+  let state: LocalState;
+  try {
+    state = JSON.parse(fs.readFileSync(file, 'utf8')) as LocalState;
+  } catch {
+    throw new CliError('No local run found: start `cdk-tool-handler local` in this directory first (it keeps running until Ctrl-C).');
+  }
+  if (!alive(state.pid)) {
+    throw new CliError(`The local run (process ${state.pid}) has ended: start \`cdk-tool-handler local\` again.`);
+  }
+  return state;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

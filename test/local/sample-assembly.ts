@@ -1,0 +1,60 @@
+/**
+ * The sample app's cloud assembly, synthesized in-process (faster than `cdk synth`) with bundling:
+ * the handler's asset bundled by esbuild, the engine's and API's copied from dist/functions (built
+ * by `npm run build:functions`, which `npm test` runs first). Once per test file.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { SampleStack } from '../../bin/sample-stack';
+import { runCli, type CliRun } from '../cli/harness';
+
+export const REPO = path.join(__dirname, '..', '..');
+
+const made: string[] = [];
+
+/** Removes the directories this file's tests made (call in `afterAll`). */
+export function removeMade(): void {
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+}
+
+export function synthesizeSample(): string {
+  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'local-assembly-'));
+  made.push(outdir);
+  const app = new App({ outdir });
+  new SampleStack(app, 'ToolHandlerSample');
+  app.synth();
+  return outdir;
+}
+
+/** A copy of `assembly` whose template `edit` changes (the assets are linked, not copied). */
+export function editedAssembly(assembly: string, edit: (template: any) => void): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'local-edited-'));
+  made.push(dir);
+  for (const name of fs.readdirSync(assembly)) {
+    const from = path.join(assembly, name);
+    if (name.endsWith('.template.json')) {
+      const template = JSON.parse(fs.readFileSync(from, 'utf8'));
+      edit(template);
+      fs.writeFileSync(path.join(dir, name), JSON.stringify(template));
+    } else if (fs.statSync(from).isDirectory()) {
+      fs.symlinkSync(from, path.join(dir, name), 'dir');
+    } else {
+      fs.copyFileSync(from, path.join(dir, name));
+    }
+  }
+  return dir;
+}
+
+/** The logical id of the resource of `type` whose id starts with `prefix`. */
+export function logicalId(template: any, type: string, prefix: string): string {
+  const id = Object.keys(template.Resources).find((k) => template.Resources[k].Type === type && k.startsWith(prefix));
+  if (!id) throw new Error(`no ${type} ${prefix}* in the template`);
+  return id;
+}
+
+/** `cdk-tool-handler <argv>` in-process, with this process's environment (the SDK is never called from here). */
+export function local(argv: readonly string[], env: Record<string, string | undefined> = process.env): Promise<CliRun> {
+  return runCli(argv, { env });
+}
