@@ -11,7 +11,7 @@
  * options, `cdk-tool-handler/lambda` resolving to `lambda/index.ts`.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -93,8 +93,12 @@ export async function measureConsumerBundle(options: { build: boolean }): Promis
     const assets = JSON.parse(readFileSync(path.join(outdir, 'Consumer.assets.json'), 'utf8')) as {
       files: Record<string, { source: { path: string; packaging: string } }>;
     };
-    const zips = Object.values(assets.files).filter((f) => f.source.packaging === 'zip');
-    if (zips.length !== 1) throw new Error(`expected one zip asset in the consumer's synth, got ${zips.length}`);
+    // The handler's asset is the one NodejsFunction bundled (with a source map); the package's own
+    // prebuilt functions (approvals engine, API, expirer) ship as they are.
+    const zips = Object.values(assets.files).filter(
+      (f) => f.source.packaging === 'zip' && existsSync(path.join(outdir, f.source.path, 'index.js.map')),
+    );
+    if (zips.length !== 1) throw new Error(`expected one bundled handler asset in the consumer's synth, got ${zips.length}`);
     const assetDir = path.join(outdir, zips[0].source.path);
     const code = readFileSync(path.join(assetDir, 'index.js'));
     const map = JSON.parse(readFileSync(path.join(assetDir, 'index.js.map'), 'utf8')) as { sources: string[] };
