@@ -8,7 +8,6 @@ import { gatewayCallOf, handleGatewayCall, type GatewayReply } from './events/ga
 import { markWithManifest } from './manifest';
 import { handleDirectInvoke, handleEventBridgeEvent, isEventBridgeEvent } from './events/single';
 import { HandlerSettings, startInvocation } from './events/invocation';
-import { flushLogLines, holdLogLines } from './log';
 import { ENV } from './names';
 import type { Reply } from './reply';
 import { EventBridgeReplyPublisher, ReplyPublisher } from './reply-bus';
@@ -50,7 +49,6 @@ export function toolHandler(executorOrTools: ToolExecutor | readonly Tool<any>[]
   );
   const handler: ToolLambdaHandler = async (event, context) => {
     const invocation = startInvocation(settings, context);
-    holdLogLines();
     try {
       const gatewayCall = gatewayCallOf(context);
       if (gatewayCall) return await handleGatewayCall(event, gatewayCall, invocation);
@@ -61,7 +59,6 @@ export function toolHandler(executorOrTools: ToolExecutor | readonly Tool<any>[]
       return await handleDirectInvoke(event, context?.awsRequestId, invocation);
     } finally {
       invocation.end();
-      flushLogLines();
     }
   };
   return markWithManifest(handler, settings.executor.toolList);
