@@ -16,7 +16,7 @@ import { withApprovalArgs } from './reply-bus';
 import { runTool } from './run-tool';
 import { defaultStores, ownerFrom } from './stores/default';
 import { HANDLER_OWNER } from './names';
-import { isCallStore, type ApprovalRecord, type ApprovalRunner, type CallStore } from './stores/types';
+import { isCallStore, type ApprovalRecord, type ApprovalRunner, type CallStore, type ClaimOutcome } from './stores/types';
 import type { Tool } from './tool';
 
 export interface ToolExecutorOptions {
@@ -54,8 +54,23 @@ export interface ExecuteOptions {
   readonly signal?: AbortSignal;
   /** A signal that aborts exactly at `deadline` with a `ToolTimeout`; the tool gets it as is. */
   readonly deadlineSignal?: AbortSignal;
-  /** Filled in as the call's identity becomes known, for logs and error replies. */
-  readonly identity?: { -readonly [K in keyof CallIdentity]: CallIdentity[K] };
+}
+
+/** How one envelope ended, with what became known of the call (for logs and error replies). */
+export type Execution =
+  | { readonly ok: true; readonly reply: Reply; readonly identity: CallIdentity }
+  | { readonly ok: false; readonly error: unknown; readonly identity: CallIdentity };
+
+/**
+ * A failure that carries what the executor learned of the call before it (the approval's id, or the
+ * claimed record's tool and ids), as Powertools' `IdempotencyItemAlreadyExistsError` carries
+ * `existingRecord`. It never leaves this module: `execute` throws the error it wraps.
+ */
+class FailedCall {
+  constructor(
+    readonly error: unknown,
+    readonly identity: CallIdentity,
+  ) {}
 }
 
 /**
@@ -92,15 +107,39 @@ export class ToolExecutor {
     return [...this.tools.values()];
   }
 
-  execute(envelope: Envelope, options: ExecuteOptions): Promise<Reply> {
-    return envelope.isResume ? this.resume(envelope, options) : this.call(envelope, options);
+  /** Runs one envelope; resolves to its reply or throws the errors of §4. */
+  async execute(envelope: Envelope, options: ExecuteOptions): Promise<Reply> {
+    const execution = await this.run(envelope, options);
+    if (execution.ok) return execution.reply;
+    throw execution.error;
+  }
+
+  /**
+   * `execute` without the throw, returning the call's identity with the outcome: the event adapters
+   * log and address error replies by it.
+   * @internal
+   */
+  async run(envelope: Envelope, options: ExecuteOptions): Promise<Execution> {
+    const known: CallIdentity = {
+      tool: envelope.tool,
+      runId: envelope.runId,
+      callId: envelope.callId,
+      approvalId: envelope.approvalId,
+    };
+    try {
+      const reply = await (envelope.isResume ? this.resume(envelope, options) : this.call(envelope, options));
+      return { ok: true, reply, identity: { ...known, ...replyIdentity(reply) } };
+    } catch (error) {
+      if (error instanceof FailedCall) return { ok: false, error: error.error, identity: { ...known, ...error.identity } };
+      return { ok: false, error, identity: known };
+    }
   }
 
   private async call(envelope: CallEnvelope, options: ExecuteOptions): Promise<Reply> {
     const { runId, callId } = envelope;
     const tool = this.allowedTool(envelope.tool, options.allowed);
     const args = await tool.parseArgs(envelope.args);
-    if (tool.needsApproval(args)) return this.requestApproval(tool, envelope, options);
+    if (tool.needsApproval(args)) return this.requestApproval(tool, envelope);
 
     // A read-only tool may run again harmlessly: no state store round trip at all.
     const calls = tool.readOnly ? undefined : this.calls;
@@ -145,10 +184,18 @@ export class ToolExecutor {
     return { status: 'ok', tool: tool.name, run_id: envelope.runId, call_id: envelope.callId, result };
   }
 
-  private async requestApproval(tool: Tool<any>, envelope: CallEnvelope, options: ExecuteOptions): Promise<Reply> {
-    const approvals = this.requireApprovals(`Tool ${tool.name} requires approval`);
+  private async requestApproval(tool: Tool<any>, envelope: CallEnvelope): Promise<Reply> {
+    this.requireApprovals(`Tool ${tool.name} requires approval`);
     const approvalId = approvalIdFor(envelope.runId, envelope.callId);
-    if (options.identity) options.identity.approvalId = approvalId;
+    try {
+      return await this.createApproval(tool, envelope, approvalId);
+    } catch (error) {
+      throw new FailedCall(error, { approvalId });
+    }
+  }
+
+  private async createApproval(tool: Tool<any>, envelope: CallEnvelope, approvalId: string): Promise<Reply> {
+    const approvals = this.approvals!;
     const fingerprint = callFingerprint(tool.name, envelope.args);
     const outcome = await approvals.create({
       approvalId,
@@ -179,11 +226,22 @@ export class ToolExecutor {
     const allowed = this.allowedNames(options.allowed);
     // A token of our own: a claim whose answer was lost, tried again, is recognised as ours.
     const claim = await approvals.claim(approvalId, { until: options.invocationEnd, allowedTools: allowed, token: randomUUID() });
-    if (options.identity && claim.record) {
-      Object.assign(options.identity, { tool: claim.record.tool, runId: claim.record.runId, callId: claim.record.callId });
+    if (!claim.record) return this.unclaimable(approvalId, claim.record, allowed);
+    try {
+      return await this.resumeClaimed(approvals, approvalId, claim, allowed, options);
+    } catch (error) {
+      throw new FailedCall(error, { tool: claim.record.tool, runId: claim.record.runId, callId: claim.record.callId });
     }
-    if (!claim.claimed) return this.unclaimable(approvalId, claim.record, allowed);
+  }
 
+  private async resumeClaimed(
+    approvals: ApprovalRunner,
+    approvalId: string,
+    claim: ClaimOutcome,
+    allowed: ReadonlySet<string>,
+    options: ExecuteOptions,
+  ): Promise<Reply> {
+    if (!claim.claimed) return this.unclaimable(approvalId, claim.record, allowed);
     const { record, token } = claim;
     const tool = this.tools.get(record.tool)!;
     let result: unknown;
@@ -254,6 +312,15 @@ export class ToolExecutor {
       { retryable: false },
     );
   }
+}
+
+function replyIdentity(reply: Reply): CallIdentity {
+  return {
+    tool: reply.tool,
+    runId: reply.run_id,
+    callId: reply.call_id,
+    ...('approval_id' in reply && reply.approval_id !== undefined ? { approvalId: reply.approval_id } : {}),
+  };
 }
 
 function isClaimed(record: ApprovalRecord): boolean {

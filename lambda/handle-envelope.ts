@@ -1,6 +1,6 @@
 import { parseEnvelope } from './envelope';
 import { AdapterError, ToolHandlerError } from './errors';
-import type { ExecuteOptions, ToolExecutor } from './executor';
+import type { ToolExecutor } from './executor';
 import { logCall } from './log';
 import type { CallIdentity, Reply } from './reply';
 
@@ -50,29 +50,21 @@ export async function processEnvelope(
 ): Promise<EnvelopeOutcome> {
   const started = Date.now();
   const source = options.source ?? 'direct';
-  const identity: ExecuteOptions['identity'] & object = {};
   let outcome: EnvelopeOutcome;
   try {
     const envelope = parseEnvelope(payload, { messageId: options.messageId, source });
-    Object.assign(identity, {
-      tool: envelope.tool,
-      runId: envelope.runId,
-      callId: envelope.callId,
-      approvalId: envelope.approvalId,
-    });
     const deadline = options.deadline ?? started + DEFAULT_DEADLINE_MS;
-    const reply = await executor.execute(envelope, {
+    const execution = await executor.run(envelope, {
       allowed: toSet(options.tools),
       source,
       deadline,
       invocationEnd: options.invocationEnd ?? deadline,
       signal: options.signal,
       deadlineSignal: options.deadlineSignal,
-      identity,
     });
-    outcome = { ok: true, reply, identity };
+    outcome = execution.ok ? execution : { ok: false, error: asToolHandlerError(execution.error), identity: execution.identity };
   } catch (error) {
-    outcome = { ok: false, error: asToolHandlerError(error), identity };
+    outcome = { ok: false, error: asToolHandlerError(error), identity: {} };
   }
   logOutcome(outcome, options.messageId, source, started);
   return outcome;
