@@ -13,6 +13,7 @@ import { approvalIdFor, callFingerprint } from './ids';
 import { writeAfterRun } from './bounded-write';
 import { markKept, type AlreadyDoneReply, type CallIdentity, type OkReply, type PendingApprovalReply, type Reply } from './reply';
 import { withApprovalArgs } from './reply-bus';
+import { startDeadline, type Deadline } from './deadline';
 import { runTool } from './run-tool';
 import { defaultStores, ownerFrom } from './stores/default';
 import { HANDLER_OWNER } from './names';
@@ -41,7 +42,7 @@ export interface ToolExecutorOptions {
   readonly owner?: string;
 }
 
-/** How one envelope runs. */
+/** How one envelope runs, as `execute` takes it. */
 export interface ExecuteOptions {
   /** Tools allowed to run; `undefined` allows every tool the executor has. */
   readonly allowed?: ReadonlySet<string>;
@@ -52,8 +53,14 @@ export interface ExecuteOptions {
   readonly invocationEnd: number;
   /** Aborting it ends the call as a `ToolTimeout`. */
   readonly signal?: AbortSignal;
-  /** A signal that aborts exactly at `deadline` with a `ToolTimeout`; the tool gets it as is. */
-  readonly deadlineSignal?: AbortSignal;
+}
+
+/** How one envelope runs inside the package: one `Deadline` instead of its numbers and signals. */
+export interface RunOptions {
+  /** Tools allowed to run; `undefined` allows every tool the executor has. */
+  readonly allowed?: ReadonlySet<string>;
+  readonly source: string;
+  readonly deadline: Deadline;
 }
 
 /** How one envelope ended, with what became known of the call (for logs and error replies). */
@@ -109,9 +116,15 @@ export class ToolExecutor {
 
   /** Runs one envelope; resolves to its reply or throws the errors of §4. */
   async execute(envelope: Envelope, options: ExecuteOptions): Promise<Reply> {
-    const execution = await this.run(envelope, options);
-    if (execution.ok) return execution.reply;
-    throw execution.error;
+    const { allowed, source, deadline: at, invocationEnd, signal } = options;
+    const deadline = startDeadline(at, invocationEnd, `The call did not finish within its ${at - Date.now()} ms budget.`, signal);
+    try {
+      const execution = await this.run(envelope, { allowed, source, deadline });
+      if (execution.ok) return execution.reply;
+      throw execution.error;
+    } finally {
+      deadline.end();
+    }
   }
 
   /**
@@ -119,7 +132,7 @@ export class ToolExecutor {
    * log and address error replies by it.
    * @internal
    */
-  async run(envelope: Envelope, options: ExecuteOptions): Promise<Execution> {
+  async run(envelope: Envelope, options: RunOptions): Promise<Execution> {
     const known: CallIdentity = {
       tool: envelope.tool,
       runId: envelope.runId,
@@ -135,7 +148,7 @@ export class ToolExecutor {
     }
   }
 
-  private async call(envelope: CallEnvelope, options: ExecuteOptions): Promise<Reply> {
+  private async call(envelope: CallEnvelope, options: RunOptions): Promise<Reply> {
     const { runId, callId } = envelope;
     const tool = this.allowedTool(envelope.tool, options.allowed);
     const args = await tool.parseArgs(envelope.args);
@@ -147,7 +160,7 @@ export class ToolExecutor {
     const key = { runId, callId };
     const begun = await calls.begin(key, {
       fingerprint: callFingerprint(tool.name, envelope.args),
-      leaseUntil: options.invocationEnd,
+      leaseUntil: options.deadline.invocationEnd,
     });
     switch (begun.state) {
       case 'done':
@@ -163,24 +176,17 @@ export class ToolExecutor {
     } catch (error) {
       // A run that timed out may still be going: its lease stands until the invocation ends.
       if (!(error instanceof ToolTimeout)) {
-        await writeAfterRun('abandon', () => calls.abandon(key, begun.token), options.invocationEnd, callFields(envelope));
+        await writeAfterRun('abandon', () => calls.abandon(key, begun.token), options.deadline.invocationEnd, callFields(envelope));
       }
       throw error;
     }
     // The tool ran: a slow or failed store write now must not make the delivery fail and run it again.
-    await writeAfterRun('finish', () => calls.finish(key, begun.token, reply), options.invocationEnd, callFields(envelope));
+    await writeAfterRun('finish', () => calls.finish(key, begun.token, reply), options.deadline.invocationEnd, callFields(envelope));
     return reply;
   }
 
-  private async okReply(tool: Tool<any>, args: unknown, envelope: CallEnvelope, options: ExecuteOptions): Promise<OkReply> {
-    const result = await runTool(tool, args, {
-      runId: envelope.runId,
-      callId: envelope.callId,
-      source: options.source,
-      deadline: options.deadline,
-      signal: options.signal,
-      deadlineSignal: options.deadlineSignal,
-    });
+  private async okReply(tool: Tool<any>, args: unknown, envelope: CallEnvelope, options: RunOptions): Promise<OkReply> {
+    const result = await runTool(tool, args, { runId: envelope.runId, callId: envelope.callId, source: options.source }, options.deadline);
     return { status: 'ok', tool: tool.name, run_id: envelope.runId, call_id: envelope.callId, result };
   }
 
@@ -220,12 +226,12 @@ export class ToolExecutor {
     return withApprovalArgs(reply, record.args);
   }
 
-  private async resume(envelope: ResumeEnvelope, options: ExecuteOptions): Promise<Reply> {
+  private async resume(envelope: ResumeEnvelope, options: RunOptions): Promise<Reply> {
     const { approvalId } = envelope;
     const approvals = this.requireApprovals(`Resuming approval ${approvalId} needs an approval store`);
     const allowed = this.allowedNames(options.allowed);
     // A token of our own: a claim whose answer was lost, tried again, is recognised as ours.
-    const claim = await approvals.claim(approvalId, { until: options.invocationEnd, allowedTools: allowed, token: randomUUID() });
+    const claim = await approvals.claim(approvalId, { until: options.deadline.invocationEnd, allowedTools: allowed, token: randomUUID() });
     if (!claim.record) return this.unclaimable(approvalId, claim.record, allowed);
     try {
       return await this.resumeClaimed(approvals, approvalId, claim, allowed, options);
@@ -239,7 +245,7 @@ export class ToolExecutor {
     approvalId: string,
     claim: ClaimOutcome,
     allowed: ReadonlySet<string>,
-    options: ExecuteOptions,
+    options: RunOptions,
   ): Promise<Reply> {
     if (!claim.claimed) return this.unclaimable(approvalId, claim.record, allowed);
     const { record, token } = claim;
@@ -248,24 +254,17 @@ export class ToolExecutor {
     try {
       if (record.decidedFingerprint !== callFingerprint(record.tool, record.args)) throw notDecidedOn(record);
       const args = await tool.parseArgs(record.args);
-      result = await runTool(tool, args, {
-        runId: record.runId,
-        callId: record.callId,
-        approvalId,
-        source: options.source,
-        deadline: options.deadline,
-        signal: options.signal,
-        deadlineSignal: options.deadlineSignal,
-      });
+      const call = { runId: record.runId, callId: record.callId, approvalId, source: options.source };
+      result = await runTool(tool, args, call, options.deadline);
     } catch (error) {
       // A run that timed out may still be going: its claim lapses at the invocation's end.
       if (!(error instanceof ToolTimeout)) {
-        await writeAfterRun('release', () => approvals.release(approvalId, token), options.invocationEnd, callFields(record));
+        await writeAfterRun('release', () => approvals.release(approvalId, token), options.deadline.invocationEnd, callFields(record));
       }
       throw error;
     }
     // The tool ran: a slow or failed store write now must not make the delivery fail and run it again.
-    await writeAfterRun('complete', () => approvals.complete(approvalId, token, result), options.invocationEnd, callFields(record));
+    await writeAfterRun('complete', () => approvals.complete(approvalId, token, result), options.deadline.invocationEnd, callFields(record));
     const reply: OkReply = {
       status: 'ok',
       tool: record.tool,

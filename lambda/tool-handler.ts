@@ -58,7 +58,7 @@ export function toolHandler(executorOrTools: ToolExecutor | readonly Tool<any>[]
       if (isEventBridgeEvent(event)) return await handleEventBridgeEvent(event, invocation);
       return await handleDirectInvoke(event, context?.awsRequestId, invocation);
     } finally {
-      invocation.end();
+      invocation.deadline.end();
     }
   };
   return markWithManifest(handler, settings.executor.toolList);
