@@ -1,6 +1,7 @@
 import type { CallEnvelope, Envelope, ResumeEnvelope } from './envelope';
 import {
   AdapterError,
+  configError,
   ApprovalDenied,
   ApprovalNotFound,
   CallInProgress,
@@ -24,11 +25,12 @@ export interface ToolExecutorOptions {
   /** The tools it can run; names must be unique. */
   readonly tools: readonly Tool<any>[];
   /**
-   * Where approvals are kept.
+   * Where approvals are kept; `false` turns approvals off (and, unless `calls` is given, duplicate
+   * suppression too).
    * @default the approvals engine named by TOOL_HANDLER_APPROVALS_ENGINE, else a DynamoApprovalStore
    * on the table named by TOOL_HANDLER_APPROVALS_TABLE, else none
    */
-  readonly approvals?: ApprovalRunner;
+  readonly approvals?: ApprovalRunner | false;
   /**
    * Duplicate-call suppression (§6a); `false` turns it off.
    * @default `approvals` when given (both built-in stores are call stores too), else a
@@ -92,13 +94,14 @@ export class ToolExecutor {
 
   constructor(options: ToolExecutorOptions) {
     for (const t of options.tools) {
-      if (this.tools.has(t.name)) throw new TypeError(`ToolExecutor: two tools are named ${t.name}; names must be unique.`);
+      if (this.tools.has(t.name)) throw configError(`ToolExecutor \`tools\` has two tools named ${t.name}; names must be unique.`);
       this.tools.set(t.name, t);
     }
-    const approvalsGiven = 'approvals' in options;
-    const callsGiven = 'calls' in options && options.calls !== undefined;
+    // Off is `false` for both; `undefined` (or leaving the option out) means the default.
+    const approvalsGiven = options.approvals !== undefined;
+    const callsGiven = options.calls !== undefined;
     const defaults = approvalsGiven && callsGiven ? {} : defaultStores();
-    this.approvals = approvalsGiven ? options.approvals : defaults.approvals;
+    this.approvals = options.approvals === false ? undefined : (options.approvals ?? defaults.approvals);
     const calls = callsGiven ? options.calls : approvalsGiven ? options.approvals : defaults.calls;
     this.calls = calls !== false && isCallStore(calls) ? calls : undefined;
     this.owner = options.owner ?? ownerFrom() ?? HANDLER_OWNER;

@@ -1,6 +1,7 @@
 import type { Context, SQSBatchResponse } from 'aws-lambda';
 import { checkSeconds, readAllowlist, readSeconds } from './config';
 import { TOOL_NAME_PATTERN } from './names';
+import { configError } from './errors';
 import { ToolExecutor } from './executor';
 import { handleSqsBatch } from './events/sqs';
 import { sqsRecordsOf } from './events/sqs-records';
@@ -76,7 +77,7 @@ function resolveSettings(executor: ToolExecutor, options: ToolHandlerOptions): H
   ]);
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new Error(`toolHandler: \`concurrency\` must be a whole number of at least 1, got: ${String(concurrency)}.`);
+    throw configError(`toolHandler \`concurrency\` must be a whole number of at least 1, got: ${String(concurrency)}.`);
   }
   return {
     executor,
@@ -101,7 +102,7 @@ function optionAllowlist(tools: readonly string[] | undefined): Set<string> | un
   if (tools === undefined) return undefined;
   for (const name of tools) {
     if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
-      throw new Error(`toolHandler: \`tools\` must hold tool names, got: ${JSON.stringify(name)}.`);
+      throw configError(`toolHandler \`tools\` must hold tool names, got: ${JSON.stringify(name)}.`);
     }
   }
   return new Set(tools);
