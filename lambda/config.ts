@@ -1,3 +1,4 @@
+import { configError } from './errors';
 import { ENV, TOOL_NAME_PATTERN } from './names';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -12,7 +13,7 @@ export function readAllowlist(env: Env = process.env): Set<string> | undefined {
   const names = raw.split(',').map((name) => name.trim()).filter((name) => name.length > 0);
   for (const name of names) {
     if (!TOOL_NAME_PATTERN.test(name)) {
-      throw new Error(`${ENV.tools} must be a comma-separated list of tool names, got: ${JSON.stringify(raw)} (bad name ${JSON.stringify(name)}).`);
+      throw configError(`${ENV.tools} must be a comma-separated list of tool names, got: ${JSON.stringify(raw)} (bad name ${JSON.stringify(name)}).`);
     }
   }
   return new Set(names);
@@ -26,14 +27,14 @@ export function readSeconds(name: string, options: { allowZero: boolean }, env: 
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return undefined;
   const value = Number(raw);
-  if (!isSeconds(value, options)) throw new Error(`${name} must be a number of seconds, ${range(options)}, got: ${JSON.stringify(raw)}.`);
+  if (!isSeconds(value, options)) throw configError(`${name} must be a number of seconds, ${range(options)}, got: ${JSON.stringify(raw)}.`);
   return value;
 }
 
 /** Checks a seconds option given in code the same way. */
 export function checkSeconds(name: string, value: number, options: { allowZero: boolean }): number {
   if (!isSeconds(value, options)) {
-    throw new Error(`toolHandler: \`${name}\` must be a number of seconds, ${range(options)}, got: ${String(value)}.`);
+    throw configError(`toolHandler \`${name}\` must be a number of seconds, ${range(options)}, got: ${String(value)}.`);
   }
   return value;
 }

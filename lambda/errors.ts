@@ -9,6 +9,15 @@ export interface ToolHandlerErrorOptions {
   readonly retryable?: boolean;
 }
 
+/**
+ * A configuration error: an option given in code or an environment variable that cannot be used,
+ * found when a handler, executor, store or tool is built (never for a call). One style for all of
+ * them: a `TypeError` whose message starts `cdk-tool-handler: ` and names the option or variable.
+ */
+export function configError(message: string): TypeError {
+  return new TypeError(`cdk-tool-handler: ${message}`);
+}
+
 /** Base of every error the runtime throws for a call. */
 export abstract class ToolHandlerError extends Error {
   abstract readonly retryable: boolean;

@@ -1,6 +1,7 @@
 import type { CallEnvelope, Envelope, ResumeEnvelope } from './envelope';
 import {
   AdapterError,
+  configError,
   ApprovalDenied,
   ApprovalNotFound,
   CallInProgress,
@@ -13,21 +14,23 @@ import { approvalIdFor, callFingerprint } from './ids';
 import { writeAfterRun } from './bounded-write';
 import { markKept, type AlreadyDoneReply, type CallIdentity, type OkReply, type PendingApprovalReply, type Reply } from './reply';
 import { withApprovalArgs } from './reply-bus';
+import { startDeadline, type Deadline } from './deadline';
 import { runTool } from './run-tool';
 import { defaultStores, ownerFrom } from './stores/default';
 import { HANDLER_OWNER } from './names';
-import { isCallStore, type ApprovalRecord, type ApprovalRunner, type CallStore } from './stores/types';
+import { isCallStore, type ApprovalRecord, type ApprovalRunner, type CallStore, type ClaimOutcome } from './stores/types';
 import type { Tool } from './tool';
 
 export interface ToolExecutorOptions {
   /** The tools it can run; names must be unique. */
   readonly tools: readonly Tool<any>[];
   /**
-   * Where approvals are kept.
+   * Where approvals are kept; `false` turns approvals off (and, unless `calls` is given, duplicate
+   * suppression too).
    * @default the approvals engine named by TOOL_HANDLER_APPROVALS_ENGINE, else a DynamoApprovalStore
    * on the table named by TOOL_HANDLER_APPROVALS_TABLE, else none
    */
-  readonly approvals?: ApprovalRunner;
+  readonly approvals?: ApprovalRunner | false;
   /**
    * Duplicate-call suppression (§6a); `false` turns it off.
    * @default `approvals` when given (both built-in stores are call stores too), else a
@@ -41,7 +44,7 @@ export interface ToolExecutorOptions {
   readonly owner?: string;
 }
 
-/** How one envelope runs. */
+/** How one envelope runs, as `execute` takes it. */
 export interface ExecuteOptions {
   /** Tools allowed to run; `undefined` allows every tool the executor has. */
   readonly allowed?: ReadonlySet<string>;
@@ -52,10 +55,31 @@ export interface ExecuteOptions {
   readonly invocationEnd: number;
   /** Aborting it ends the call as a `ToolTimeout`. */
   readonly signal?: AbortSignal;
-  /** A signal that aborts exactly at `deadline` with a `ToolTimeout`; the tool gets it as is. */
-  readonly deadlineSignal?: AbortSignal;
-  /** Filled in as the call's identity becomes known, for logs and error replies. */
-  readonly identity?: { -readonly [K in keyof CallIdentity]: CallIdentity[K] };
+}
+
+/** How one envelope runs inside the package: one `Deadline` instead of its numbers and signals. */
+export interface RunOptions {
+  /** Tools allowed to run; `undefined` allows every tool the executor has. */
+  readonly allowed?: ReadonlySet<string>;
+  readonly source: string;
+  readonly deadline: Deadline;
+}
+
+/** How one envelope ended, with what became known of the call (for logs and error replies). */
+export type Execution =
+  | { readonly ok: true; readonly reply: Reply; readonly identity: CallIdentity }
+  | { readonly ok: false; readonly error: unknown; readonly identity: CallIdentity };
+
+/**
+ * A failure that carries what the executor learned of the call before it (the approval's id, or the
+ * claimed record's tool and ids), as Powertools' `IdempotencyItemAlreadyExistsError` carries
+ * `existingRecord`. It never leaves this module: `execute` throws the error it wraps.
+ */
+class FailedCall {
+  constructor(
+    readonly error: unknown,
+    readonly identity: CallIdentity,
+  ) {}
 }
 
 /**
@@ -70,13 +94,14 @@ export class ToolExecutor {
 
   constructor(options: ToolExecutorOptions) {
     for (const t of options.tools) {
-      if (this.tools.has(t.name)) throw new TypeError(`ToolExecutor: two tools are named ${t.name}; names must be unique.`);
+      if (this.tools.has(t.name)) throw configError(`ToolExecutor \`tools\` has two tools named ${t.name}; names must be unique.`);
       this.tools.set(t.name, t);
     }
-    const approvalsGiven = 'approvals' in options;
-    const callsGiven = 'calls' in options && options.calls !== undefined;
+    // Off is `false` for both; `undefined` (or leaving the option out) means the default.
+    const approvalsGiven = options.approvals !== undefined;
+    const callsGiven = options.calls !== undefined;
     const defaults = approvalsGiven && callsGiven ? {} : defaultStores();
-    this.approvals = approvalsGiven ? options.approvals : defaults.approvals;
+    this.approvals = options.approvals === false ? undefined : (options.approvals ?? defaults.approvals);
     const calls = callsGiven ? options.calls : approvalsGiven ? options.approvals : defaults.calls;
     this.calls = calls !== false && isCallStore(calls) ? calls : undefined;
     this.owner = options.owner ?? ownerFrom() ?? HANDLER_OWNER;
@@ -92,15 +117,45 @@ export class ToolExecutor {
     return [...this.tools.values()];
   }
 
-  execute(envelope: Envelope, options: ExecuteOptions): Promise<Reply> {
-    return envelope.isResume ? this.resume(envelope, options) : this.call(envelope, options);
+  /** Runs one envelope; resolves to its reply or throws the errors of §4. */
+  async execute(envelope: Envelope, options: ExecuteOptions): Promise<Reply> {
+    const { allowed, source, deadline: at, invocationEnd, signal } = options;
+    const deadline = startDeadline(at, invocationEnd, `The call did not finish within its ${at - Date.now()} ms budget.`, signal);
+    try {
+      const execution = await this.run(envelope, { allowed, source, deadline });
+      if (execution.ok) return execution.reply;
+      throw execution.error;
+    } finally {
+      deadline.end();
+    }
   }
 
-  private async call(envelope: CallEnvelope, options: ExecuteOptions): Promise<Reply> {
+  /**
+   * `execute` without the throw, returning the call's identity with the outcome: the event adapters
+   * log and address error replies by it.
+   * @internal
+   */
+  async run(envelope: Envelope, options: RunOptions): Promise<Execution> {
+    const known: CallIdentity = {
+      tool: envelope.tool,
+      runId: envelope.runId,
+      callId: envelope.callId,
+      approvalId: envelope.approvalId,
+    };
+    try {
+      const reply = await (envelope.isResume ? this.resume(envelope, options) : this.call(envelope, options));
+      return { ok: true, reply, identity: { ...known, ...replyIdentity(reply) } };
+    } catch (error) {
+      if (error instanceof FailedCall) return { ok: false, error: error.error, identity: { ...known, ...error.identity } };
+      return { ok: false, error, identity: known };
+    }
+  }
+
+  private async call(envelope: CallEnvelope, options: RunOptions): Promise<Reply> {
     const { runId, callId } = envelope;
     const tool = this.allowedTool(envelope.tool, options.allowed);
     const args = await tool.parseArgs(envelope.args);
-    if (tool.needsApproval(args)) return this.requestApproval(tool, envelope, options);
+    if (tool.needsApproval(args)) return this.requestApproval(tool, envelope);
 
     // A read-only tool may run again harmlessly: no state store round trip at all.
     const calls = tool.readOnly ? undefined : this.calls;
@@ -108,7 +163,7 @@ export class ToolExecutor {
     const key = { runId, callId };
     const begun = await calls.begin(key, {
       fingerprint: callFingerprint(tool.name, envelope.args),
-      leaseUntil: options.invocationEnd,
+      leaseUntil: options.deadline.invocationEnd,
     });
     switch (begun.state) {
       case 'done':
@@ -124,31 +179,32 @@ export class ToolExecutor {
     } catch (error) {
       // A run that timed out may still be going: its lease stands until the invocation ends.
       if (!(error instanceof ToolTimeout)) {
-        await writeAfterRun('abandon', () => calls.abandon(key, begun.token), options.invocationEnd, callFields(envelope));
+        await writeAfterRun('abandon', () => calls.abandon(key, begun.token), options.deadline.invocationEnd, callFields(envelope));
       }
       throw error;
     }
     // The tool ran: a slow or failed store write now must not make the delivery fail and run it again.
-    await writeAfterRun('finish', () => calls.finish(key, begun.token, reply), options.invocationEnd, callFields(envelope));
+    await writeAfterRun('finish', () => calls.finish(key, begun.token, reply), options.deadline.invocationEnd, callFields(envelope));
     return reply;
   }
 
-  private async okReply(tool: Tool<any>, args: unknown, envelope: CallEnvelope, options: ExecuteOptions): Promise<OkReply> {
-    const result = await runTool(tool, args, {
-      runId: envelope.runId,
-      callId: envelope.callId,
-      source: options.source,
-      deadline: options.deadline,
-      signal: options.signal,
-      deadlineSignal: options.deadlineSignal,
-    });
+  private async okReply(tool: Tool<any>, args: unknown, envelope: CallEnvelope, options: RunOptions): Promise<OkReply> {
+    const result = await runTool(tool, args, { runId: envelope.runId, callId: envelope.callId, source: options.source }, options.deadline);
     return { status: 'ok', tool: tool.name, run_id: envelope.runId, call_id: envelope.callId, result };
   }
 
-  private async requestApproval(tool: Tool<any>, envelope: CallEnvelope, options: ExecuteOptions): Promise<Reply> {
-    const approvals = this.requireApprovals(`Tool ${tool.name} requires approval`);
+  private async requestApproval(tool: Tool<any>, envelope: CallEnvelope): Promise<Reply> {
+    this.requireApprovals(`Tool ${tool.name} requires approval`);
     const approvalId = approvalIdFor(envelope.runId, envelope.callId);
-    if (options.identity) options.identity.approvalId = approvalId;
+    try {
+      return await this.createApproval(tool, envelope, approvalId);
+    } catch (error) {
+      throw new FailedCall(error, { approvalId });
+    }
+  }
+
+  private async createApproval(tool: Tool<any>, envelope: CallEnvelope, approvalId: string): Promise<Reply> {
+    const approvals = this.approvals!;
     const fingerprint = callFingerprint(tool.name, envelope.args);
     const outcome = await approvals.create({
       approvalId,
@@ -173,41 +229,45 @@ export class ToolExecutor {
     return withApprovalArgs(reply, record.args);
   }
 
-  private async resume(envelope: ResumeEnvelope, options: ExecuteOptions): Promise<Reply> {
+  private async resume(envelope: ResumeEnvelope, options: RunOptions): Promise<Reply> {
     const { approvalId } = envelope;
     const approvals = this.requireApprovals(`Resuming approval ${approvalId} needs an approval store`);
     const allowed = this.allowedNames(options.allowed);
     // A token of our own: a claim whose answer was lost, tried again, is recognised as ours.
-    const claim = await approvals.claim(approvalId, { until: options.invocationEnd, allowedTools: allowed, token: randomUUID() });
-    if (options.identity && claim.record) {
-      Object.assign(options.identity, { tool: claim.record.tool, runId: claim.record.runId, callId: claim.record.callId });
+    const claim = await approvals.claim(approvalId, { until: options.deadline.invocationEnd, allowedTools: allowed, token: randomUUID() });
+    if (!claim.record) return this.unclaimable(approvalId, claim.record, allowed);
+    try {
+      return await this.resumeClaimed(approvals, approvalId, claim, allowed, options);
+    } catch (error) {
+      throw new FailedCall(error, { tool: claim.record.tool, runId: claim.record.runId, callId: claim.record.callId });
     }
-    if (!claim.claimed) return this.unclaimable(approvalId, claim.record, allowed);
+  }
 
+  private async resumeClaimed(
+    approvals: ApprovalRunner,
+    approvalId: string,
+    claim: ClaimOutcome,
+    allowed: ReadonlySet<string>,
+    options: RunOptions,
+  ): Promise<Reply> {
+    if (!claim.claimed) return this.unclaimable(approvalId, claim.record, allowed);
     const { record, token } = claim;
     const tool = this.tools.get(record.tool)!;
     let result: unknown;
     try {
       if (record.decidedFingerprint !== callFingerprint(record.tool, record.args)) throw notDecidedOn(record);
       const args = await tool.parseArgs(record.args);
-      result = await runTool(tool, args, {
-        runId: record.runId,
-        callId: record.callId,
-        approvalId,
-        source: options.source,
-        deadline: options.deadline,
-        signal: options.signal,
-        deadlineSignal: options.deadlineSignal,
-      });
+      const call = { runId: record.runId, callId: record.callId, approvalId, source: options.source };
+      result = await runTool(tool, args, call, options.deadline);
     } catch (error) {
       // A run that timed out may still be going: its claim lapses at the invocation's end.
       if (!(error instanceof ToolTimeout)) {
-        await writeAfterRun('release', () => approvals.release(approvalId, token), options.invocationEnd, callFields(record));
+        await writeAfterRun('release', () => approvals.release(approvalId, token), options.deadline.invocationEnd, callFields(record));
       }
       throw error;
     }
     // The tool ran: a slow or failed store write now must not make the delivery fail and run it again.
-    await writeAfterRun('complete', () => approvals.complete(approvalId, token, result), options.invocationEnd, callFields(record));
+    await writeAfterRun('complete', () => approvals.complete(approvalId, token, result), options.deadline.invocationEnd, callFields(record));
     const reply: OkReply = {
       status: 'ok',
       tool: record.tool,
@@ -254,6 +314,15 @@ export class ToolExecutor {
       { retryable: false },
     );
   }
+}
+
+function replyIdentity(reply: Reply): CallIdentity {
+  return {
+    tool: reply.tool,
+    runId: reply.run_id,
+    callId: reply.call_id,
+    ...('approval_id' in reply && reply.approval_id !== undefined ? { approvalId: reply.approval_id } : {}),
+  };
 }
 
 function isClaimed(record: ApprovalRecord): boolean {

@@ -1,6 +1,7 @@
+import { startDeadline, type Deadline } from './deadline';
 import { parseEnvelope } from './envelope';
 import { AdapterError, ToolHandlerError } from './errors';
-import type { ExecuteOptions, ToolExecutor } from './executor';
+import type { ToolExecutor } from './executor';
 import { logCall } from './log';
 import type { CallIdentity, Reply } from './reply';
 
@@ -19,9 +20,12 @@ export interface HandleEnvelopeOptions {
   readonly signal?: AbortSignal;
 }
 
-/** What the event adapters add: the invocation's signal, which aborts exactly at the deadline. */
-export interface ProcessEnvelopeOptions extends HandleEnvelopeOptions {
-  readonly deadlineSignal?: AbortSignal;
+/** How the event adapters run one envelope: the invocation's deadline, shared by its calls. */
+export interface ProcessEnvelopeOptions {
+  readonly tools?: ReadonlySet<string>;
+  readonly messageId?: string;
+  readonly source: string;
+  readonly deadline: Deadline;
 }
 
 /** How one envelope ended, with what is known of the call. */
@@ -37,9 +41,20 @@ export async function handleEnvelope(
   payload: unknown,
   options: HandleEnvelopeOptions = {},
 ): Promise<Reply> {
-  const outcome = await processEnvelope(executor, payload, options);
-  if (outcome.ok) return outcome.reply;
-  throw outcome.error;
+  const at = options.deadline ?? Date.now() + DEFAULT_DEADLINE_MS;
+  const deadline = startDeadline(at, options.invocationEnd ?? at, `The call did not finish within its ${at - Date.now()} ms budget.`, options.signal);
+  try {
+    const outcome = await processEnvelope(executor, payload, {
+      tools: toSet(options.tools),
+      messageId: options.messageId,
+      source: options.source ?? 'direct',
+      deadline,
+    });
+    if (outcome.ok) return outcome.reply;
+    throw outcome.error;
+  } finally {
+    deadline.end();
+  }
 }
 
 /** `handleEnvelope` without the throw: the event adapters need the identity of failed calls. */
@@ -49,30 +64,14 @@ export async function processEnvelope(
   options: ProcessEnvelopeOptions,
 ): Promise<EnvelopeOutcome> {
   const started = Date.now();
-  const source = options.source ?? 'direct';
-  const identity: ExecuteOptions['identity'] & object = {};
+  const { source } = options;
   let outcome: EnvelopeOutcome;
   try {
     const envelope = parseEnvelope(payload, { messageId: options.messageId, source });
-    Object.assign(identity, {
-      tool: envelope.tool,
-      runId: envelope.runId,
-      callId: envelope.callId,
-      approvalId: envelope.approvalId,
-    });
-    const deadline = options.deadline ?? started + DEFAULT_DEADLINE_MS;
-    const reply = await executor.execute(envelope, {
-      allowed: toSet(options.tools),
-      source,
-      deadline,
-      invocationEnd: options.invocationEnd ?? deadline,
-      signal: options.signal,
-      deadlineSignal: options.deadlineSignal,
-      identity,
-    });
-    outcome = { ok: true, reply, identity };
+    const execution = await executor.run(envelope, { allowed: options.tools, source, deadline: options.deadline });
+    outcome = execution.ok ? execution : { ok: false, error: asToolHandlerError(execution.error), identity: execution.identity };
   } catch (error) {
-    outcome = { ok: false, error: asToolHandlerError(error), identity };
+    outcome = { ok: false, error: asToolHandlerError(error), identity: {} };
   }
   logOutcome(outcome, options.messageId, source, started);
   return outcome;

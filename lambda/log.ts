@@ -2,8 +2,9 @@
  * Structured log lines: one JSON object per line on stdout, which CloudWatch keeps as is. Call
  * lines never carry args or result values (§6).
  *
- * While an invocation runs, lines are kept and written together when it ends (one write per batch
- * instead of one per call); outside an invocation they are written at once.
+ * Each line is written when its call ends, in one write of its own: nothing is held, so a killed
+ * or out-of-memory invocation keeps the lines of the calls that finished, handlers in one process
+ * share no state, and a tool's own output stays next to its call line.
  */
 
 export interface CallLogFields {
@@ -18,8 +19,6 @@ export interface CallLogFields {
   readonly duration_ms: number;
 }
 
-let pending: string[] | undefined;
-
 export function logCall(fields: CallLogFields): void {
   write({ level: fields.error ? 'ERROR' : 'INFO', message: 'tool call', ...fields });
 }
@@ -28,20 +27,6 @@ export function logWarning(message: string, fields: Record<string, unknown> = {}
   write({ level: 'WARN', message, ...fields });
 }
 
-/** Keeps lines until `flushLogLines`: called when an invocation starts. */
-export function holdLogLines(): void {
-  pending ??= [];
-}
-
-/** Writes the kept lines and stops keeping them: called when an invocation ends. */
-export function flushLogLines(): void {
-  const lines = pending;
-  pending = undefined;
-  if (lines && lines.length > 0) process.stdout.write(lines.join(''));
-}
-
 function write(line: Record<string, unknown>): void {
-  const text = `${JSON.stringify(line)}\n`;
-  if (pending) pending.push(text);
-  else process.stdout.write(text);
+  process.stdout.write(`${JSON.stringify(line)}\n`);
 }

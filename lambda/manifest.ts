@@ -1,4 +1,5 @@
 import type { $ZodType } from 'zod/v4/core';
+import { configError } from './errors';
 import type { JsonObject } from './json';
 import { TOOL_MANIFEST_SYMBOL_KEY } from './names';
 import type { ApprovalMode, Tool } from './tool';
@@ -42,7 +43,7 @@ function schemaOf(t: Tool<any>): JsonObject {
   try {
     return inputJsonSchema(t.input);
   } catch (error) {
-    throw new Error(`tool ${t.name}: its input schema has no JSON Schema form: ${(error as Error).message}`);
+    throw configError(`tool ${t.name} \`input\` has no JSON Schema form: ${(error as Error).message}`);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Context, SQSBatchResponse } from 'aws-lambda';
 import { checkSeconds, readAllowlist, readSeconds } from './config';
 import { TOOL_NAME_PATTERN } from './names';
+import { configError } from './errors';
 import { ToolExecutor } from './executor';
 import { handleSqsBatch } from './events/sqs';
 import { sqsRecordsOf } from './events/sqs-records';
@@ -8,7 +9,6 @@ import { gatewayCallOf, handleGatewayCall, type GatewayReply } from './events/ga
 import { markWithManifest } from './manifest';
 import { handleDirectInvoke, handleEventBridgeEvent, isEventBridgeEvent } from './events/single';
 import { HandlerSettings, startInvocation } from './events/invocation';
-import { flushLogLines, holdLogLines } from './log';
 import { ENV } from './names';
 import type { Reply } from './reply';
 import { EventBridgeReplyPublisher, ReplyPublisher } from './reply-bus';
@@ -50,7 +50,6 @@ export function toolHandler(executorOrTools: ToolExecutor | readonly Tool<any>[]
   );
   const handler: ToolLambdaHandler = async (event, context) => {
     const invocation = startInvocation(settings, context);
-    holdLogLines();
     try {
       const gatewayCall = gatewayCallOf(context);
       if (gatewayCall) return await handleGatewayCall(event, gatewayCall, invocation);
@@ -60,8 +59,7 @@ export function toolHandler(executorOrTools: ToolExecutor | readonly Tool<any>[]
       if (isEventBridgeEvent(event)) return await handleEventBridgeEvent(event, invocation);
       return await handleDirectInvoke(event, context?.awsRequestId, invocation);
     } finally {
-      invocation.end();
-      flushLogLines();
+      invocation.deadline.end();
     }
   };
   return markWithManifest(handler, settings.executor.toolList);
@@ -79,7 +77,7 @@ function resolveSettings(executor: ToolExecutor, options: ToolHandlerOptions): H
   ]);
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new Error(`toolHandler: \`concurrency\` must be a whole number of at least 1, got: ${String(concurrency)}.`);
+    throw configError(`toolHandler \`concurrency\` must be a whole number of at least 1, got: ${String(concurrency)}.`);
   }
   return {
     executor,
@@ -104,7 +102,7 @@ function optionAllowlist(tools: readonly string[] | undefined): Set<string> | un
   if (tools === undefined) return undefined;
   for (const name of tools) {
     if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
-      throw new Error(`toolHandler: \`tools\` must hold tool names, got: ${JSON.stringify(name)}.`);
+      throw configError(`toolHandler \`tools\` must hold tool names, got: ${JSON.stringify(name)}.`);
     }
   }
   return new Set(tools);

@@ -2,7 +2,7 @@
 // resolve against the user's own zod (the package ships none), and `z.toJSONSchema` takes the same type.
 import { safeParseAsync, type $ZodType, type output as Output } from 'zod/v4/core';
 import { TOOL_NAME_PATTERN } from './names';
-import { ToolUsageError } from './errors';
+import { configError, ToolUsageError } from './errors';
 import type { JsonObject } from './json';
 
 /** What a tool's `run` gets besides its args (§5). */
@@ -59,20 +59,18 @@ export function tool<Schema extends $ZodType = $ZodType<JsonObject>>(
   options: ToolOptions<Schema>,
 ): Tool<Output<Schema>> {
   if (typeof options.name !== 'string' || !TOOL_NAME_PATTERN.test(options.name)) {
-    throw new TypeError(
-      `tool name must be 1 to 128 characters of A-Z a-z 0-9 _ . -, got: ${JSON.stringify(options.name)}`,
-    );
+    throw configError(`tool \`name\` must be 1 to 128 characters of A-Z a-z 0-9 _ . -, got: ${JSON.stringify(options.name)}.`);
   }
   if (typeof options.run !== 'function') {
-    throw new TypeError(`tool ${options.name}: \`run\` must be a function, got: ${typeof options.run}`);
+    throw configError(`tool ${options.name} \`run\` must be a function, got: ${typeof options.run}.`);
   }
   const { name, input, requiresApproval = false, readOnly = false } = options;
   if (typeof readOnly !== 'boolean') {
-    throw new TypeError(`tool ${name}: \`readOnly\` must be a boolean, got: ${typeof readOnly}`);
+    throw configError(`tool ${name} \`readOnly\` must be a boolean, got: ${typeof readOnly}.`);
   }
   if (readOnly && requiresApproval !== false) {
-    throw new TypeError(
-      `tool ${name}: \`readOnly\` and \`requiresApproval\` cannot be combined: a read-only tool is never ` +
+    throw configError(
+      `tool ${name} \`readOnly\` and \`requiresApproval\` cannot be combined: a read-only tool is never ` +
         'duplicate-suppressed, so an approved call could run again; drop one of them.',
     );
   }

@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { ToolTimeout, ToolUsageError, type ToolHandlerError } from '../errors';
-import { processEnvelope, type EnvelopeOutcome } from '../handle-envelope';
+import type { EnvelopeOutcome } from '../handle-envelope';
 import { canonicalJson, isJsonObject, type JsonObject } from '../json';
 import { logCall } from '../log';
 import { errorReply, isKeptReply, type ErrorReply, type Reply } from '../reply';
-import type { Invocation } from './invocation';
+import { runEnvelope, type Invocation } from './invocation';
 import { settle } from './settle';
 
 /** What AgentCore Gateway puts in the client context of a Lambda target's invocation (§11). */
@@ -70,16 +70,10 @@ export async function handleGatewayCall(event: unknown, call: GatewayCall, invoc
     const error = new ToolTimeout(`No time left to run the call: the deadline budget is ${invocation.budgetMs} ms.`);
     return failed(error, { tool: call.tool, ...ids }, invocation);
   }
-  const outcome = await processEnvelope(
-    invocation.executor,
+  const outcome = await runEnvelope(
+    invocation,
     { tool: call.tool, args: event, run_id: ids.runId, call_id: ids.callId },
-    {
-      tools: invocation.allowed,
-      source: GATEWAY_SOURCE,
-      deadline: invocation.deadline,
-      invocationEnd: invocation.invocationEnd,
-      deadlineSignal: invocation.signal,
-    },
+    { source: GATEWAY_SOURCE },
   );
   // A reply that did not reach the bus is logged there; Gateway's caller has it all the same.
   await settle(outcome, invocation.replies);

@@ -1,6 +1,7 @@
 import type { Context } from 'aws-lambda';
-import { ToolTimeout } from '../errors';
+import { startDeadline, type StartedDeadline } from '../deadline';
 import type { ToolExecutor } from '../executor';
+import { processEnvelope, type EnvelopeOutcome } from '../handle-envelope';
 import type { ReplyPublisher } from '../reply-bus';
 
 /** What `toolHandler` fixed once, when it was called. */
@@ -16,10 +17,8 @@ export interface HandlerSettings {
 
 /** One Lambda invocation's budget (§6). */
 export interface Invocation extends HandlerSettings {
-  /** Epoch ms by which every tool must finish. */
-  readonly deadline: number;
-  /** Epoch ms at which the Lambda invocation itself ends: leases and claims lapse then. */
-  readonly invocationEnd: number;
+  /** By when every tool must finish, and when the Lambda invocation itself ends; its calls share it. */
+  readonly deadline: StartedDeadline;
   /**
    * Epoch ms by which a batch's answer is returned: the invocation's end less `RETURN_MARGIN_MS`,
    * never before the deadline. Post-run store writes are bounded to end before it.
@@ -27,11 +26,6 @@ export interface Invocation extends HandlerSettings {
   readonly returnBy: number;
   /** The deadline budget; zero or less means nothing may run. */
   readonly budgetMs: number;
-  /** Aborts at the deadline, with a `ToolTimeout` as its reason. */
-  readonly signal: AbortSignal;
-  /** Resolves at the deadline. */
-  readonly expired: Promise<void>;
-  end(): void;
 }
 
 /** Time kept back from the invocation's end to return a batch's answer. */
@@ -42,26 +36,29 @@ export function startInvocation(settings: HandlerSettings, context: Partial<Cont
   const now = Date.now();
   const remaining = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
   const budgetMs = remaining === undefined ? settings.timeoutMs : Math.min(settings.timeoutMs, remaining - settings.marginMs);
-  const deadline = now + budgetMs;
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<void>((resolve) => {
-    const expire = () => {
-      controller.abort(new ToolTimeout(`The invocation's ${budgetMs} ms budget for tools ran out.`));
-      resolve();
-    };
-    if (budgetMs <= 0) expire();
-    else timer = setTimeout(expire, budgetMs);
-  });
-  const invocationEnd = remaining === undefined ? deadline : now + remaining;
+  const at = now + budgetMs;
+  const invocationEnd = remaining === undefined ? at : now + remaining;
   return {
     ...settings,
-    deadline,
-    invocationEnd,
-    returnBy: Math.max(deadline, invocationEnd - RETURN_MARGIN_MS),
+    deadline: startDeadline(at, invocationEnd, `The invocation's ${budgetMs} ms budget for tools ran out.`),
+    returnBy: Math.max(at, invocationEnd - RETURN_MARGIN_MS),
     budgetMs,
-    signal: controller.signal,
-    expired,
-    end: () => clearTimeout(timer),
   };
+}
+
+/**
+ * Runs one delivery's envelope in the invocation (the per-record options are built here, for every
+ * event adapter): the invocation's allowlist and its deadline, shared by all its calls.
+ */
+export function runEnvelope(
+  invocation: Invocation,
+  payload: unknown,
+  delivery: { readonly source: string; readonly messageId?: string },
+): Promise<EnvelopeOutcome> {
+  return processEnvelope(invocation.executor, payload, {
+    tools: invocation.allowed,
+    messageId: delivery.messageId,
+    source: delivery.source,
+    deadline: invocation.deadline,
+  });
 }

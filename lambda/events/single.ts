@@ -1,9 +1,8 @@
 import type { EventBridgeEvent } from 'aws-lambda';
 import { AdapterError, ToolTimeout, ToolUsageError } from '../errors';
 import { isJsonObject } from '../json';
-import { processEnvelope } from '../handle-envelope';
 import type { Reply } from '../reply';
-import type { Invocation } from './invocation';
+import { runEnvelope, type Invocation } from './invocation';
 import { settle } from './settle';
 
 export type ToolCallEvent = EventBridgeEvent<string, unknown>;
@@ -40,14 +39,7 @@ async function handleOne(payload: unknown, messageId: string | undefined, source
   if (invocation.budgetMs <= 0) {
     throw new ToolTimeout(`No time left to run the call: the deadline budget is ${invocation.budgetMs} ms.`);
   }
-  const outcome = await processEnvelope(invocation.executor, payload, {
-    tools: invocation.allowed,
-    messageId,
-    source,
-    deadline: invocation.deadline,
-    invocationEnd: invocation.invocationEnd,
-    deadlineSignal: invocation.signal,
-  });
+  const outcome = await runEnvelope(invocation, payload, { source, messageId });
   const delivered = await settle(outcome, invocation.replies);
   if (!outcome.ok) throw outcome.error;
   if (!delivered) {

@@ -1,7 +1,7 @@
 import type { SQSBatchResponse } from 'aws-lambda';
-import { processEnvelope, refusedDelivery, type EnvelopeOutcome } from '../handle-envelope';
+import { refusedDelivery, type EnvelopeOutcome } from '../handle-envelope';
 import { logWarning } from '../log';
-import type { Invocation } from './invocation';
+import { runEnvelope, type Invocation } from './invocation';
 import { forEachBounded } from './pool';
 import { settle } from './settle';
 import { isFifoBatch, messageGroupOf, recordProblem, type ReceivedSqsRecord } from './sqs-records';
@@ -32,14 +32,14 @@ export async function handleSqsBatch(records: readonly ReceivedSqsRecord[], invo
       if (delivered) succeeded.add(record);
     };
     const work = isFifoBatch(records)
-      ? forEachBounded(groupsOf(records), invocation.concurrency, invocation.signal, async (group) => {
+      ? forEachBounded(groupsOf(records), invocation.concurrency, invocation.deadline.signal, async (group) => {
           for (const record of group) {
-            if (invocation.signal.aborted) return;
+            if (invocation.deadline.signal.aborted) return;
             await run(record);
             if (!succeeded.has(record)) return;
           }
         })
-      : forEachBounded(records, invocation.concurrency, invocation.signal, run);
+      : forEachBounded(records, invocation.concurrency, invocation.deadline.signal, run);
     await untilOrLater(work, invocation.returnBy);
     for (const record of publishing) {
       succeeded.add(record);
@@ -59,14 +59,7 @@ function handleRecord(record: ReceivedSqsRecord, invocation: Invocation): Promis
   const messageId = record.messageId as string;
   const problem = recordProblem(record);
   if (problem) return Promise.resolve(refusedDelivery(problem, { messageId, source: 'sqs' }));
-  return processEnvelope(invocation.executor, record.body, {
-    tools: invocation.allowed,
-    messageId,
-    source: `sqs:${record.eventSourceARN as string}`,
-    deadline: invocation.deadline,
-    invocationEnd: invocation.invocationEnd,
-    deadlineSignal: invocation.signal,
-  });
+  return runEnvelope(invocation, record.body, { source: `sqs:${record.eventSourceARN as string}`, messageId });
 }
 
 /** Waits for `work`, but not past `epochMs`. */

@@ -3,11 +3,12 @@
  * the construct's environment.
  */
 import { approvalsApi } from '../approvals/api';
+import { configError } from '../errors';
 import { ENV } from '../names';
 import { DynamoApprovalStore } from '../stores/dynamo';
 
 const tableName = process.env[ENV.approvalsTable]?.trim();
-if (!tableName) throw new Error(`The approvals API needs ${ENV.approvalsTable} to be set.`);
+if (!tableName) throw configError(`the approvals API needs ${ENV.approvalsTable} to be set.`);
 
 export const handler = approvalsApi({
   store: new DynamoApprovalStore({ tableName, owner: process.env[ENV.owner]?.trim() || undefined }),

@@ -4,12 +4,13 @@
  */
 import { approvalsEngine } from '../approvals/engine';
 import { readAllowlist, readSeconds } from '../config';
+import { configError } from '../errors';
 import { ENV } from '../names';
 import { DynamoApprovalStore } from '../stores/dynamo';
 
 function required(name: string): string {
   const value = process.env[name]?.trim();
-  if (!value) throw new Error(`The approvals engine needs ${name} to be set.`);
+  if (!value) throw configError(`the approvals engine needs ${name} to be set.`);
   return value;
 }
 

@@ -3,12 +3,13 @@
  * construct's environment.
  */
 import { approvalsExpirer } from '../approvals/expirer';
+import { configError } from '../errors';
 import { ENV } from '../names';
 import { EventBridgeReplyPublisher } from '../reply-bus';
 import { DynamoApprovalStore } from '../stores/dynamo';
 
 const tableName = process.env[ENV.approvalsTable]?.trim();
-if (!tableName) throw new Error(`The approvals expirer needs ${ENV.approvalsTable} to be set.`);
+if (!tableName) throw configError(`the approvals expirer needs ${ENV.approvalsTable} to be set.`);
 const busName = process.env[ENV.replyBus]?.trim();
 
 export const handler = approvalsExpirer({

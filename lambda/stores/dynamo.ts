@@ -21,6 +21,7 @@ import { abandonCall, beginCall, finishCall } from './dynamo-calls';
 import { decideApproval, listApprovals, listPage } from './dynamo-decisions';
 import { expireDue } from './dynamo-expiry';
 import { type TableContext, tableContext } from './dynamo-table';
+import { configError } from '../errors';
 import { resolveStoreOptions, type StoreOptions } from './options';
 import type {
   ApprovalRecord,
@@ -64,7 +65,7 @@ export class DynamoApprovalStore implements ApprovalStore, CallStore {
 
   constructor(props: DynamoApprovalStoreProps) {
     if (typeof props.tableName !== 'string' || props.tableName.length === 0) {
-      throw new RangeError(`tableName must be a table name, got: ${String(props.tableName)}`);
+      throw configError(`DynamoApprovalStore \`tableName\` must be a table name, got: ${JSON.stringify(props.tableName) ?? String(props.tableName)}.`);
     }
     const { ttlSeconds, now, owner } = resolveStoreOptions(props);
     this.table = tableContext({ tableName: props.tableName, client: props.client, ttlMs: ttlSeconds * 1000, now, owner });

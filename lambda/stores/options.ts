@@ -1,3 +1,4 @@
+import { configError } from '../errors';
 import { HANDLER_OWNER } from '../names';
 
 /** Options both built-in stores share. */
@@ -22,11 +23,11 @@ export const MAX_PAGE_LIMIT = 100;
 export function resolveStoreOptions(options: StoreOptions | undefined): Required<StoreOptions> {
   const ttlSeconds = options?.ttlSeconds ?? DEFAULT_APPROVAL_TTL_SECONDS;
   if (!Number.isFinite(ttlSeconds) || ttlSeconds <= 0) {
-    throw new RangeError(`ttlSeconds must be a positive number of seconds, got: ${ttlSeconds}`);
+    throw configError(`approval store \`ttlSeconds\` must be a positive number of seconds, got: ${ttlSeconds}.`);
   }
   const owner = options?.owner ?? HANDLER_OWNER;
   if (typeof owner !== 'string' || owner.length === 0) {
-    throw new RangeError(`owner must be a non-empty string, got: ${JSON.stringify(owner)}`);
+    throw configError(`approval store \`owner\` must be a non-empty string, got: ${JSON.stringify(owner)}.`);
   }
   return { ttlSeconds, now: options?.now ?? Date.now, owner };
 }

@@ -186,7 +186,7 @@ describe('approval lifecycle (memory store)', () => {
 
   test('without an approval store, a tool that requires approval fails and says so', async () => {
     const refund = tool({ name: 'refund', requiresApproval: true, run: () => 'never' });
-    const handler = toolHandler(new ToolExecutor({ tools: [refund], approvals: undefined }), { replies: false });
+    const handler = toolHandler(new ToolExecutor({ tools: [refund], approvals: false }), { replies: false });
     const failure = handler({ tool: 'refund' }, lambdaContext(10_000));
     await expect(failure).rejects.toBeInstanceOf(AdapterError);
     await expect(handler({ tool: 'refund' }, lambdaContext(10_000))).rejects.toMatchObject({

@@ -26,7 +26,7 @@ afterEach(() => logs.restore());
 
 const returning = (value: () => unknown) => tool({ name: 'give', run: value });
 const executorOf = (...tools: Parameters<typeof tool>[0][]) =>
-  new ToolExecutor({ tools: tools.map((options) => tool(options)), approvals: undefined });
+  new ToolExecutor({ tools: tools.map((options) => tool(options)), approvals: false });
 
 describe('replies (§3)', () => {
   test.each([
@@ -35,7 +35,7 @@ describe('replies (§3)', () => {
     ['nested undefined is dropped', () => ({ a: 1, b: undefined }), { a: 1 }],
     ['an async result is awaited', async () => [1, 'two'], [1, 'two']],
   ])('%s', async (_name, run, expected) => {
-    const executor = new ToolExecutor({ tools: [returning(run)], approvals: undefined });
+    const executor = new ToolExecutor({ tools: [returning(run)], approvals: false });
     await expect(handleEnvelope(executor, { tool: 'give', run_id: 'r', call_id: 'c' })).resolves.toEqual({
       status: 'ok',
       tool: 'give',
@@ -54,7 +54,7 @@ describe('replies (§3)', () => {
     }, /circular/i],
     ['a bare function', () => () => 1, /not JSON/],
   ])('a result holding %s is a ToolFailed', async (_name, run, message) => {
-    const executor = new ToolExecutor({ tools: [returning(run)], approvals: undefined });
+    const executor = new ToolExecutor({ tools: [returning(run)], approvals: false });
     const failure = handleEnvelope(executor, { tool: 'give' });
     await expect(failure).rejects.toBeInstanceOf(ToolFailed);
     await expect(handleEnvelope(executor, { tool: 'give' })).rejects.toThrow(message);

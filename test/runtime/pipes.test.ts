@@ -10,7 +10,7 @@ beforeEach(() => {
 afterEach(() => logs.restore());
 
 const add = tool({ name: 'add', input: z.object({ a: z.number(), b: z.number() }), run: ({ a, b }) => a + b });
-const handler = toolHandler(new ToolExecutor({ tools: [add], approvals: undefined, calls: false }), { replies: false });
+const handler = toolHandler(new ToolExecutor({ tools: [add], approvals: false, calls: false }), { replies: false });
 
 describe('EventBridge Pipes batches', () => {
   test('an array of SQS records is an SQS batch: same ids, same batchItemFailures', async () => {

@@ -67,7 +67,7 @@ describe('definition', () => {
     ['a predicate', () => true],
   ])('readOnly with requiresApproval %s is a definition error naming both', (_label, requiresApproval) => {
     expect(() => tool({ name: 'both', readOnly: true, requiresApproval, run: () => 1 })).toThrow(
-      'tool both: `readOnly` and `requiresApproval` cannot be combined: a read-only tool is never duplicate-suppressed, ' +
+      'cdk-tool-handler: tool both `readOnly` and `requiresApproval` cannot be combined: a read-only tool is never duplicate-suppressed, ' +
         'so an approved call could run again; drop one of them.',
     );
   });

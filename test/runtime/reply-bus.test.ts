@@ -58,7 +58,7 @@ const echo = tool({ name: 'echo', run: (args) => args });
 const fail = tool({ name: 'fail', run: () => Promise.reject(new Error('nope')) });
 
 test('each reply is one event: source cdk-tool-handler, the status decides the detail-type', async () => {
-  const handler = toolHandler(new ToolExecutor({ tools: [echo, fail], approvals: undefined }), { replies: publisher() });
+  const handler = toolHandler(new ToolExecutor({ tools: [echo, fail], approvals: false }), { replies: publisher() });
   const result = await handler(
     sqsEvent(
       sqsRecord('ok', { tool: 'echo', args: { x: 1 }, run_id: 'r', call_id: 'c1' }),
@@ -81,7 +81,7 @@ test('each reply is one event: source cdk-tool-handler, the status decides the d
 
 test('a rejected entry (FailedEntryCount) fails the record so that it is retried', async () => {
   answer = () => ({ status: 200, body: { FailedEntryCount: 1, Entries: [{ ErrorCode: 'InternalFailure', ErrorMessage: 'try again' }] } });
-  const handler = toolHandler(new ToolExecutor({ tools: [echo], approvals: undefined }), { replies: publisher() });
+  const handler = toolHandler(new ToolExecutor({ tools: [echo], approvals: false }), { replies: publisher() });
   const result = await handler(sqsEvent(sqsRecord('ok', { tool: 'echo' })), lambdaContext(10_000));
   expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'ok' }] });
   await expect(publisher().publish({ status: 'ok', tool: 'echo', run_id: 'r', call_id: 'c', result: 1 })).rejects.toMatchObject({
@@ -115,7 +115,7 @@ test('TOOL_HANDLER_REPLY_BUS configures the bus, with the client the SDK builds 
     AWS_SECRET_ACCESS_KEY: 'test',
   });
   try {
-    const handler = toolHandler(new ToolExecutor({ tools: [echo], approvals: undefined }));
+    const handler = toolHandler(new ToolExecutor({ tools: [echo], approvals: false }));
     await handler({ tool: 'echo', args: { y: 2 } }, lambdaContext(10_000));
     expect(received).toEqual([expect.objectContaining({ EventBusName: 'env-bus', DetailType: 'Tool Call Succeeded' })]);
   } finally {

@@ -17,7 +17,7 @@ const add = tool({
     return a + b;
   },
 });
-const handler = toolHandler(new ToolExecutor({ tools: [add], approvals: undefined, calls: false }), { replies: false });
+const handler = toolHandler(new ToolExecutor({ tools: [add], approvals: false, calls: false }), { replies: false });
 
 beforeEach(() => {
   seen.length = 0;
@@ -49,12 +49,12 @@ describe('EventBridge events', () => {
   test('the reply is published to the reply bus; a failed publish throws a retryable error', async () => {
     const published: unknown[] = [];
     const ok: ReplyPublisher = { publish: async (reply) => void published.push(reply) };
-    const withBus = toolHandler(new ToolExecutor({ tools: [add], approvals: undefined, calls: false }), { replies: ok });
+    const withBus = toolHandler(new ToolExecutor({ tools: [add], approvals: false, calls: false }), { replies: ok });
     await withBus(eventBridgeEvent('evt-5', { tool: 'add', args: { a: 1, b: 1 } }), lambdaContext(10_000));
     expect(published).toEqual([expect.objectContaining({ status: 'ok', result: 2 })]);
 
     const down: ReplyPublisher = { publish: async () => Promise.reject(new Error('bus down')) };
-    const failing = toolHandler(new ToolExecutor({ tools: [add], approvals: undefined, calls: false }), { replies: down });
+    const failing = toolHandler(new ToolExecutor({ tools: [add], approvals: false, calls: false }), { replies: down });
     await expect(failing(eventBridgeEvent('evt-6', { tool: 'add', args: { a: 1, b: 1 } }), lambdaContext(10_000))).rejects.toMatchObject({
       name: 'AdapterError',
       retryable: true,
@@ -83,7 +83,7 @@ describe('direct invokes', () => {
 
   test('without a context the timeout alone bounds the call', async () => {
     const slow = tool({ name: 'slow', run: (_a, ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('stopped')))) });
-    const bounded = toolHandler(new ToolExecutor({ tools: [slow], approvals: undefined }), { timeout: 0.1, replies: false });
+    const bounded = toolHandler(new ToolExecutor({ tools: [slow], approvals: false }), { timeout: 0.1, replies: false });
     await expect(bounded({ tool: 'slow' })).rejects.toBeInstanceOf(ToolTimeout);
   });
 });

@@ -34,7 +34,7 @@ const explode = tool({
 });
 
 function handlerWith(tools: Parameters<typeof toolHandler>[0], options: Parameters<typeof toolHandler>[1] = {}) {
-  const executor = Array.isArray(tools) ? new ToolExecutor({ tools, approvals: undefined, calls: false }) : tools;
+  const executor = Array.isArray(tools) ? new ToolExecutor({ tools, approvals: false, calls: false }) : tools;
   return toolHandler(executor as ToolExecutor, { replies: false, ...options });
 }
 

@@ -38,7 +38,7 @@ describe('SQS records after their tool returned', () => {
     const replies: ReplyPublisher = { publish: never };
     const quick = tool({ name: 'quick', run: () => 'ok' });
     const slow = tool({ name: 'slow', run: () => sleep(5_000) });
-    const handler = toolHandler(new ToolExecutor({ tools: [quick, slow], approvals: undefined, calls: false }), { replies });
+    const handler = toolHandler(new ToolExecutor({ tools: [quick, slow], approvals: false, calls: false }), { replies });
     const started = Date.now();
     const result = await handler(sqsEvent(sqsRecord('ran', { tool: 'quick' }), sqsRecord('cut', { tool: 'slow' })), lambdaContext(1500));
     expect(Date.now() - started).toBeLessThan(1500);

@@ -22,7 +22,7 @@ const echo = tool({
     return args;
   },
 });
-const handler = toolHandler(new ToolExecutor({ tools: [echo], approvals: undefined, calls: false }), { replies: false });
+const handler = toolHandler(new ToolExecutor({ tools: [echo], approvals: false, calls: false }), { replies: false });
 const context = () => lambdaContext(10_000);
 
 describe('SQS record fields of the wrong type (defect 3)', () => {

@@ -147,7 +147,7 @@ describe('a tool without `input` passes args through unchanged', () => {
   test('run gets the args as the envelope carried them', async () => {
     const seen: unknown[] = [];
     const t = tool({ name: 'free', run: (args) => void seen.push(args) });
-    const executor = new ToolExecutor({ tools: [t], approvals: undefined });
+    const executor = new ToolExecutor({ tools: [t], approvals: false });
     const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
     try {
       await handleEnvelope(executor, { tool: 'free', args: { x: [1, 2], y: { z: null } } });
@@ -284,7 +284,7 @@ describe('async zod refinements', () => {
   });
 
   test('through the executor, bad async args are a ToolUsageError naming the path', async () => {
-    const executor = new ToolExecutor({ tools: [lookup], approvals: undefined });
+    const executor = new ToolExecutor({ tools: [lookup], approvals: false });
     const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
     try {
       const error = await handleEnvelope(executor, { tool: 'lookup', args: { order: { id: 'nope' } } }).then(
@@ -302,20 +302,20 @@ describe('ToolExecutor: tool names must be unique', () => {
   test('two tools with the same name throw naming the duplicate', () => {
     const a = tool({ name: 'dup_name', run });
     const a2 = tool({ name: 'dup_name', run: () => 'other' });
-    const error = thrown(() => new ToolExecutor({ tools: [a, a2], approvals: undefined }));
+    const error = thrown(() => new ToolExecutor({ tools: [a, a2], approvals: false }));
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message).toMatch(/\bdup_name\b/);
   });
 
   test('the same tool object listed twice throws too', () => {
     const a = tool({ name: 'twice', run });
-    expect(() => new ToolExecutor({ tools: [a, a], approvals: undefined })).toThrow(/\btwice\b/);
+    expect(() => new ToolExecutor({ tools: [a, a], approvals: false })).toThrow(/\btwice\b/);
   });
 
   test('distinct names are accepted and listed', () => {
     const executor = new ToolExecutor({
       tools: [tool({ name: 'a', run }), tool({ name: 'b', run })],
-      approvals: undefined,
+      approvals: false,
     });
     expect(executor.toolNames.sort()).toEqual(['a', 'b']);
   });
