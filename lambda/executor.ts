@@ -16,6 +16,7 @@ import { markKept, type AlreadyDoneReply, type CallIdentity, type OkReply, type 
 import { withApprovalArgs } from './reply-bus';
 import { startDeadline, type Deadline } from './deadline';
 import { runTool } from './run-tool';
+import { approvalGone } from './stores/store-errors';
 import { defaultStores, ownerFrom } from './stores/default';
 import { HANDLER_OWNER } from './names';
 import { isCallStore, type ApprovalRecord, type ApprovalRunner, type CallStore, type ClaimOutcome } from './stores/types';
@@ -281,7 +282,7 @@ export class ToolExecutor {
 
   /** Why a claim failed, in the order §6b checks. */
   private unclaimable(approvalId: string, record: ApprovalRecord | undefined, allowed: ReadonlySet<string>): Reply {
-    if (!record) throw new ApprovalNotFound(`Approval ${approvalId} does not exist or has expired.`);
+    if (!record) throw approvalGone(approvalId);
     if (record.owner !== this.owner) {
       throw new ToolUsageError(`Approval ${approvalId} is owned by ${record.owner}, not by ${this.owner}; it cannot be resumed here.`);
     }

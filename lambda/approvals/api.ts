@@ -5,7 +5,7 @@
 import type { APIGatewayProxyStructuredResultV2 as LambdaFunctionURLResult, LambdaFunctionURLEventWithIAMAuthorizer as LambdaFunctionURLEvent } from 'aws-lambda';
 import * as z from 'zod';
 import { ApprovalNotFound, StoreUnavailable, ToolHandlerError, ToolUsageError } from '../errors';
-import { DecisionRefused } from '../stores/decision-errors';
+import { approvalMissing, DecisionRefused } from '../stores/store-errors';
 import { MAX_PAGE_LIMIT } from '../stores/options';
 import type { ApprovalStatus, ApprovalStore } from '../stores/types';
 import { toApiRecord } from './api-record';
@@ -61,7 +61,7 @@ export function approvalsApi(options: ApprovalsApiOptions): ApprovalsApi {
     if (segments.length === 2) {
       allow(method, 'GET');
       const record = await store.read(approvalId);
-      if (!record) throw new HttpError(404, 'not_found', `Approval ${approvalId} does not exist.`);
+      if (!record) throw approvalMissing(approvalId);
       return toApiRecord(record);
     }
     allow(method, 'POST');

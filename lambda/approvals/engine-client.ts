@@ -1,6 +1,6 @@
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { StoreUnavailable, type ToolHandlerError } from '../errors';
-import { resolveRegion } from '../stores/dynamo-client';
+import { resolveRegion } from '../stores/dynamo-table';
 import type {
   ApprovalRunner,
   ClaimInput,

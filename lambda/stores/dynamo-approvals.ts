@@ -10,6 +10,7 @@ import { callFingerprint } from '../ids';
 import { logWarning } from '../log';
 import { APPROVAL_ATTRIBUTES as A, DECISION, DECISION_ATTRIBUTES as D, TABLE } from '../names';
 import { Expression } from './dynamo-expression';
+import { callApprovalExpired } from './store-errors';
 import {
   approvalKey,
   APPROVAL_DELETE_GRACE_MS,
@@ -24,9 +25,7 @@ import {
   ttlSeconds,
   utf8Bytes,
 } from './dynamo-items';
-import { read, write } from './dynamo-send';
-import type { TableContext } from './dynamo-table';
-import { upsertIfAbsent } from './dynamo-upsert';
+import { read, type TableContext, upsertIfAbsent, write } from './dynamo-table';
 import type { ApprovalRecord, ClaimInput, ClaimOutcome, CreateApprovalInput, CreateApprovalOutcome } from './types';
 
 /** A claim's `allowedTools` goes into the condition while DynamoDB's `IN` can hold it. */
@@ -68,9 +67,7 @@ export async function createApproval(table: TableContext, input: CreateApprovalI
   }
   if (isExpired(old, now)) {
     // Its decision attributes are the approver's: an expired approval is never started afresh.
-    throw new ToolUsageError(
-      `The approval ${input.approvalId} for this call expired; send the call again with a new run_id or call_id.`,
-    );
+    throw callApprovalExpired(input.approvalId);
   }
   return { created: false, record: toApprovalRecord(old, now) };
 }

@@ -22,9 +22,7 @@ import {
   ttlSeconds,
   utf8Bytes,
 } from './dynamo-items';
-import { write } from './dynamo-send';
-import type { TableContext } from './dynamo-table';
-import { upsertIfAbsent } from './dynamo-upsert';
+import { type TableContext, upsertIfAbsent, write } from './dynamo-table';
 import type { BeginInput, BeginOutcome, CallKey } from './types';
 
 export async function beginCall(table: TableContext, key: CallKey, input: BeginInput): Promise<BeginOutcome> {

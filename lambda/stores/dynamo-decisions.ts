@@ -3,15 +3,14 @@
  * attributes) and listing. The approvals API runs these; the handler and the engine call neither.
  */
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ApprovalNotFound, ToolUsageError } from '../errors';
+import { ToolUsageError } from '../errors';
 import { callFingerprint } from '../ids';
 import { APPROVAL_ATTRIBUTES as A, DECISION, DECISION_ATTRIBUTES as D, TABLE } from '../names';
-import { decisionRefused } from './decision-errors';
+import { approvalMissing, decisionRefused, unknownPosition } from './store-errors';
 import { readApproval } from './dynamo-approvals';
 import { Expression } from './dynamo-expression';
 import { approvalKey, type Item, MAX_DECISION_TEXT_BYTES, nowInSeconds, toApprovalRecord, utf8Bytes } from './dynamo-items';
-import { read, write } from './dynamo-send';
-import type { TableContext } from './dynamo-table';
+import { read, type TableContext, write } from './dynamo-table';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './options';
 import type { ApprovalRecord, ApprovalStatus, DecideInput, ListApprovalsInput, ListPage, ListPageInput } from './types';
 
@@ -74,7 +73,7 @@ function refuseUnlessDecidable(
   fingerprint: string | undefined,
   decision: DecideInput,
 ): void {
-  if (!current) throw new ApprovalNotFound(`Approval ${approvalId} does not exist.`);
+  if (!current) throw approvalMissing(approvalId);
   if (current.status === 'expired') throw decisionRefused('expired', approvalId);
   if (current.status !== 'pending') throw decisionRefused('already_decided', approvalId, current.status);
   if (decision.fingerprint !== undefined && decision.fingerprint !== fingerprint) {
@@ -154,5 +153,5 @@ function decodeNext(next: string | undefined): Record<string, unknown> | undefin
   } catch {
     // falls through to the error below
   }
-  throw new ToolUsageError(`\`next\` is not a position this list returned, got: ${JSON.stringify(next)}.`);
+  throw unknownPosition(next);
 }

@@ -7,8 +7,7 @@ import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { APPROVAL_ATTRIBUTES as A, DECISION_ATTRIBUTES as D, TABLE } from '../names';
 import { Expression } from './dynamo-expression';
 import { approvalKey, type Item, nowInSeconds, toApprovalRecord } from './dynamo-items';
-import { read, write } from './dynamo-send';
-import type { TableContext } from './dynamo-table';
+import { read, type TableContext, write } from './dynamo-table';
 import type { ApprovalRecord } from './types';
 
 /** Marks every undecided, unmarked approval of the store's owner past its expiry; returns those it marked. */

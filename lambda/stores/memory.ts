@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { ApprovalNotFound, ToolUsageError } from '../errors';
 import { callFingerprint } from '../ids';
-import { decisionRefused } from './decision-errors';
+import { approvalMissing, callApprovalExpired, decisionRefused, unknownPosition } from './store-errors';
 import { DEFAULT_PAGE_LIMIT, resolveStoreOptions, StoreOptions } from './options';
 import type {
   ApprovalRecord,
@@ -56,9 +55,7 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
     if (existing) {
       if (existing.record.expiresAt <= this.now()) {
         // As in DynamoDB: the expired approval keeps its decision, so it cannot start afresh.
-        throw new ToolUsageError(
-          `The approval ${input.approvalId} for this call expired; send the call again with a new run_id or call_id.`,
-        );
+        throw callApprovalExpired(input.approvalId);
       }
       return { created: false, record: existing.record };
     }
@@ -91,7 +88,7 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
 
   async decide(approvalId: string, decision: DecideInput): Promise<ApprovalRecord> {
     const stored = this.approvals.get(approvalId);
-    if (!stored) throw new ApprovalNotFound(`Approval ${approvalId} does not exist.`);
+    if (!stored) throw approvalMissing(approvalId);
     const current = this.withStatus(stored.record);
     const fingerprint = callFingerprint(current.tool, current.args);
     if (current.status === 'expired') throw decisionRefused('expired', approvalId);
@@ -173,7 +170,7 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
       .sort((a, b) => a.createdAt - b.createdAt || a.approvalId.localeCompare(b.approvalId));
     const start = input?.next === undefined ? 0 : Number(input.next);
     if (!Number.isInteger(start) || start < 0) {
-      throw new ToolUsageError(`\`next\` is not a position this list returned, got: ${JSON.stringify(input?.next)}.`);
+      throw unknownPosition(input?.next);
     }
     const end = start + (input?.limit ?? DEFAULT_PAGE_LIMIT);
     return { records: all.slice(start, end), ...(end < all.length ? { next: String(end) } : {}) };

@@ -6,7 +6,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse } from 'aws-lambda';
 import * as z from 'zod';
 import { DynamoApprovalStore, tool, toolHandler, ToolExecutor, type ToolHandlerOptions } from '../../lambda';
-import { resetSharedDocumentClient } from '../../lambda/stores/dynamo-client';
+import { resetSharedDocumentClient } from '../../lambda/stores/dynamo-table';
 import { captureLogs, lambdaContext, sqsEvent, sqsRecord } from '../support/events';
 import { createTestTable, dynaliteEndpoint } from '../support/dynamo';
 import { injectFault, THROTTLING, INTERNAL_SERVER_ERROR } from '../support/sdk-middleware';

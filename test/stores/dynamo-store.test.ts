@@ -13,7 +13,7 @@ import {
   resetSharedDocumentClient,
   resolveRegion,
   sharedDocumentClient,
-} from '../../lambda/stores/dynamo-client';
+} from '../../lambda/stores/dynamo-table';
 import { MAX_DECISION_TEXT_BYTES, MAX_ITEM_BYTES } from '../../lambda/stores/dynamo-items';
 import type { CreateApprovalInput } from '../../lambda/stores/types';
 import { createTestTable, dynaliteEndpoint, testDocumentClient } from '../support/dynamo';

@@ -15,7 +15,7 @@ import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
 import { DynamoApprovalStore, tool, toolHandler, ToolExecutor } from '../../lambda';
 import { callFingerprint } from '../../lambda/ids';
-import { DEFAULT_CLIENT_TIMEOUTS } from '../../lambda/stores/dynamo-client';
+import { DEFAULT_CLIENT_TIMEOUTS } from '../../lambda/stores/dynamo-table';
 import { captureLogs, lambdaContext, sqsEvent, sqsRecord } from '../support/events';
 import { createTestTable, dynaliteEndpoint } from '../support/dynamo';
 import { FAULT_KINDS, startFaultProxy, type FaultKind, type FaultProxy } from '../support/fault-proxy';

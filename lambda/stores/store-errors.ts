@@ -1,4 +1,27 @@
-import { ToolUsageError } from '../errors';
+/** Every message the stores (and the approvals API over them) give for an approval: one home, shared. */
+import { ApprovalNotFound, ToolUsageError } from '../errors';
+
+/** No such approval (the API answers 404). */
+export function approvalMissing(approvalId: string): ApprovalNotFound {
+  return new ApprovalNotFound(`Approval ${approvalId} does not exist.`);
+}
+
+/** A resume of an approval that is missing or expired (§6b). */
+export function approvalGone(approvalId: string): ApprovalNotFound {
+  return new ApprovalNotFound(`Approval ${approvalId} does not exist or has expired.`);
+}
+
+/** A `next` that no list page returned. */
+export function unknownPosition(next: unknown): ToolUsageError {
+  return new ToolUsageError(`\`next\` is not a position this list returned, got: ${JSON.stringify(next)}.`);
+}
+
+/** A call re-sent after its approval expired: the approval is never started afresh under the same id. */
+export function callApprovalExpired(approvalId: string): ToolUsageError {
+  return new ToolUsageError(
+    `The approval ${approvalId} for this call expired; send the call again with a new run_id or call_id.`,
+  );
+}
 
 /** Why a decision was refused; the approvals API answers each with 409 and this as `error.type`. */
 export type DecisionConflict = 'already_decided' | 'fingerprint_mismatch' | 'expired' | 'changed';
