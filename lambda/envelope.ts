@@ -4,16 +4,16 @@ import { deriveCallIds } from './ids';
 import { codePointLength, isJsonObject, JsonObject, nestsDeeperThan } from './json';
 import { TOOL_NAME_PATTERN } from './names';
 
-/** The largest envelope accepted, in bytes of UTF-8 JSON (§2). */
+/** The largest envelope accepted, in bytes of UTF-8 JSON. */
 export const MAX_ENVELOPE_BYTES = 1 << 20;
-/** The deepest nesting accepted: the envelope object is level 1, `args` level 2 (§2). */
+/** The deepest nesting accepted: the envelope object is level 1, `args` level 2. */
 export const MAX_ENVELOPE_DEPTH = 64;
 
 const MAX_TOOL_NAME = 128;
 const MAX_ID = 256;
 const ID_FORBIDDEN = /[\s\p{Cc}]/u;
 
-/** A call of a tool (§2), with its ids filled in. */
+/** A call of a tool, with its ids filled in. */
 export interface CallEnvelope {
   readonly isResume: false;
   readonly tool: string;
@@ -23,7 +23,7 @@ export interface CallEnvelope {
   readonly approvalId?: undefined;
 }
 
-/** A resume of a decided approval (§2). */
+/** A resume of a decided approval. */
 export interface ResumeEnvelope {
   readonly isResume: true;
   readonly approvalId: string;

@@ -1,5 +1,5 @@
 /**
- * The errors of §4. Every one has `name` set to its class name and a boolean `retryable`: whether
+ * The runtime's errors. Every one has `name` set to its class name and a boolean `retryable`: whether
  * sending the same envelope again can succeed. Names are literals, not `constructor.name`, so that
  * they survive a minifying bundler.
  */

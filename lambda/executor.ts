@@ -33,7 +33,7 @@ export interface ToolExecutorOptions {
    */
   readonly approvals?: ApprovalRunner | false;
   /**
-   * Duplicate-call suppression (§6a); `false` turns it off.
+   * Duplicate-call suppression; `false` turns it off.
    * @default `approvals` when given (both built-in stores are call stores too), else a
    * DynamoApprovalStore on TOOL_HANDLER_APPROVALS_TABLE, else off
    */
@@ -84,8 +84,27 @@ class FailedCall {
 }
 
 /**
- * Runs calls and resumes (§5, §6a, §6b): checks the allowlist and args, creates and honours
+ * Runs calls and resumes: checks the allowlist and args, creates and honours
  * approvals, suppresses duplicate deliveries and bounds each tool by its deadline.
+ *
+ * @example
+ * import * as z from 'zod';
+ * import { handleEnvelope, MemoryApprovalStore, tool, ToolExecutor } from 'cdk-tool-handler/lambda';
+ *
+ * const refund = tool({
+ *   name: 'refund',
+ *   input: z.object({ orderId: z.string() }),
+ *   requiresApproval: true,
+ *   run: ({ orderId }) => ({ refunded: orderId }),
+ * });
+ * const approvals = new MemoryApprovalStore(); // tests and local runs; in Lambda the default store
+ * const executor = new ToolExecutor({ tools: [refund], approvals });
+ *
+ * const pending = await handleEnvelope(executor, { tool: 'refund', args: { orderId: 'o1' } });
+ * if (pending.status !== 'pending_approval') throw new Error('expected a pending approval');
+ * await approvals.decide(pending.approval_id, { approved: true, by: 'alice' });
+ * const done = await handleEnvelope(executor, { approval_id: pending.approval_id });
+ * console.log(done.status); // ok
  */
 export class ToolExecutor {
   readonly approvals: ApprovalRunner | undefined;
@@ -118,7 +137,7 @@ export class ToolExecutor {
     return [...this.tools.values()];
   }
 
-  /** Runs one envelope; resolves to its reply or throws the errors of §4. */
+  /** Runs one envelope; resolves to its reply or throws the runtime's errors (errors.ts). */
   async execute(envelope: Envelope, options: ExecuteOptions): Promise<Reply> {
     const { allowed, source, deadline: at, invocationEnd, signal } = options;
     const deadline = startDeadline(at, invocationEnd, `The call did not finish within its ${at - Date.now()} ms budget.`, signal);
@@ -280,7 +299,7 @@ export class ToolExecutor {
     return reply;
   }
 
-  /** Why a claim failed, in the order §6b checks. */
+  /** Why a claim failed, in the order the contract checks. */
   private unclaimable(approvalId: string, record: ApprovalRecord | undefined, allowed: ReadonlySet<string>): Reply {
     if (!record) throw approvalGone(approvalId);
     if (record.owner !== this.owner) {

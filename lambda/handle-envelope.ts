@@ -35,7 +35,7 @@ export type EnvelopeOutcome =
 
 const DEFAULT_DEADLINE_MS = 60_000;
 
-/** Runs one call, or resumes one decided approval (§5). Throws the errors of §4. */
+/** Runs one call, or resumes one decided approval. Throws the runtime's errors (errors.ts). */
 export async function handleEnvelope(
   executor: ToolExecutor,
   payload: unknown,

@@ -1,6 +1,6 @@
 /**
  * Structured log lines: one JSON object per line on stdout, which CloudWatch keeps as is. Call
- * lines never carry args or result values (§6).
+ * lines never carry args or result values.
  *
  * Each line is written when its call ends, in one write of its own: nothing is held, so a killed
  * or out-of-memory invocation keeps the lines of the calls that finished, handlers in one process

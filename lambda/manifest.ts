@@ -4,7 +4,7 @@ import type { JsonObject } from './json';
 import { TOOL_MANIFEST_SYMBOL_KEY } from './names';
 import type { ApprovalMode, Tool } from './tool';
 
-/** One tool as the construct learns it at synth (§12). */
+/** One tool as the construct learns it at synth. */
 export interface ToolManifestItem {
   readonly name: string;
   readonly description?: string;

@@ -81,7 +81,7 @@ export const DECISION_ATTRIBUTES = {
 /** Values of the `decision` attribute. */
 export const DECISION = { approved: 'approved', denied: 'denied' } as const;
 
-/** Attributes of a call item (duplicate suppression, §6a). */
+/** Attributes of a call item (duplicate suppression). */
 export const CALL_ATTRIBUTES = {
   kind: 'kind',
   fingerprint: 'fingerprint',
@@ -91,7 +91,7 @@ export const CALL_ATTRIBUTES = {
   reply: 'reply',
 } as const;
 
-/** What a tool name may look like (§2), checked by the runtime and by the construct's `tools`. */
+/** What a tool name may look like, checked by the runtime and by the construct's `tools`. */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /**
@@ -100,11 +100,11 @@ export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
  */
 export const HANDLER_OWNER = 'handler';
 
-/** The reply bus (§7). */
+/** The reply bus. */
 export const REPLY_EVENT_SOURCE = 'cdk-tool-handler';
 
 /**
  * `Symbol.for` key of the marker that `toolHandler` sets on the handler it returns: a function that
- * gives the tools manifest (§12). The construct reads it at synth from the bundle it built.
+ * gives the tools manifest. The construct reads it at synth from the bundle it built.
  */
 export const TOOL_MANIFEST_SYMBOL_KEY = 'cdk-tool-handler.toolManifest';

@@ -3,7 +3,7 @@ import { AdapterError } from './errors';
 import { REPLY_EVENT_SOURCE } from './names';
 import type { ErrorReply, Reply } from './reply';
 
-/** Where replies go for callers and approvers to learn of them (§7). */
+/** Where replies go for callers and approvers to learn of them. */
 export interface ReplyPublisher {
   publish(reply: Reply | ErrorReply): Promise<void>;
 }
@@ -28,7 +28,7 @@ function approvalArgsOf(reply: object): unknown {
   return (reply as { [APPROVAL_ARGS]?: unknown })[APPROVAL_ARGS];
 }
 
-/** Published by the expirer (§10) when it marks an approval expired. */
+/** Published by the expirer when it marks an approval expired. */
 export const APPROVAL_EXPIRED_DETAIL_TYPE = 'Tool Approval Expired';
 
 /** The detail of a `Tool Approval Expired` event. */

@@ -1,6 +1,6 @@
 import { ToolHandlerError } from './errors';
 
-/** Keys every reply carries (§3). */
+/** Keys every reply carries. */
 interface ReplyBase {
   readonly tool: string;
   readonly run_id: string;
@@ -32,7 +32,7 @@ export interface AlreadyDoneReply extends ReplyBase {
 /** What a call returns. */
 export type Reply = OkReply | PendingApprovalReply | AlreadyDoneReply;
 
-/** A failure as the reply bus carries it (§7); never returned by a handler. */
+/** A failure as the reply bus carries it; never returned by a handler. */
 export interface ErrorReply {
   readonly status: 'error';
   readonly tool: string | null;
@@ -64,7 +64,7 @@ export function errorReply(error: ToolHandlerError, identity: CallIdentity): Err
 const KEPT = Symbol('cdk-tool-handler.keptReply');
 
 /**
- * Marks a reply as kept (§6a: a redelivery answered without running the tool again). The mark is a
+ * Marks a reply as kept (a redelivery answered without running the tool again). The mark is a
  * non-enumerable symbol: JSON and other sources never see it; the Gateway adapter says `replayed`.
  */
 export function markKept<T extends Reply>(reply: T): T {

@@ -24,7 +24,7 @@ export interface ToolHandlerOptions {
   /** Records of an SQS batch (FIFO: message groups) run at once. @default 10 */
   readonly concurrency?: number;
   /**
-   * Where replies are published (§7); `false` turns publishing off.
+   * Where replies are published; `false` turns publishing off.
    * @default the EventBridge bus named by TOOL_HANDLER_REPLY_BUS, else none
    */
   readonly replies?: ReplyPublisher | false;
@@ -40,8 +40,19 @@ const DEFAULT_MARGIN_S = 1;
 const DEFAULT_CONCURRENCY = 10;
 
 /**
- * Builds the Lambda handler (§6). The environment is read once, here: a value that does not parse
+ * Builds the Lambda handler. The environment is read once, here: a value that does not parse
  * throws now, naming the variable.
+ *
+ * @example
+ * import * as z from 'zod';
+ * import { tool, toolHandler } from 'cdk-tool-handler/lambda';
+ *
+ * const add = tool({ name: 'add', input: z.object({ a: z.number(), b: z.number() }), run: ({ a, b }) => a + b });
+ * export const handler = toolHandler([add], { timeout: 30 });
+ *
+ * // A direct invoke (SQS batches and EventBridge events are handled too):
+ * const reply = await handler({ tool: 'add', args: { a: 1, b: 2 } });
+ * console.log(reply); // { status: 'ok', tool: 'add', run_id: ..., call_id: ..., result: 3 }
  */
 export function toolHandler(executorOrTools: ToolExecutor | readonly Tool<any>[], options: ToolHandlerOptions = {}): ToolLambdaHandler {
   const settings = resolveSettings(
@@ -53,7 +64,7 @@ export function toolHandler(executorOrTools: ToolExecutor | readonly Tool<any>[]
     try {
       const gatewayCall = gatewayCallOf(context);
       if (gatewayCall) return await handleGatewayCall(event, gatewayCall, invocation);
-      // SQS batches, and EventBridge Pipes' arrays of SQS records (§11).
+      // SQS batches, and EventBridge Pipes' arrays of SQS records.
       const records = sqsRecordsOf(event);
       if (records) return await handleSqsBatch(records, invocation);
       if (isEventBridgeEvent(event)) return await handleEventBridgeEvent(event, invocation);

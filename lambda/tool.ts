@@ -5,7 +5,7 @@ import { TOOL_NAME_PATTERN } from './names';
 import { configError, ToolUsageError } from './errors';
 import type { JsonObject } from './json';
 
-/** What a tool's `run` gets besides its args (§5). */
+/** What a tool's `run` gets besides its args. */
 export interface ToolContext {
   readonly runId: string;
   readonly callId: string;
@@ -54,7 +54,27 @@ export interface Tool<Args = unknown> {
   run(args: Args, context: ToolContext): unknown;
 }
 
-/** Defines a tool. An invalid `name` throws here, at definition. */
+/**
+ * Defines a tool. An invalid `name` throws here, at definition.
+ *
+ * @example
+ * import * as z from 'zod';
+ * import { tool } from 'cdk-tool-handler/lambda';
+ *
+ * const add = tool({
+ *   name: 'add',
+ *   description: 'Adds two numbers.',
+ *   input: z.object({ a: z.number(), b: z.number() }),
+ *   run: ({ a, b }) => a + b,
+ * });
+ * const refund = tool({
+ *   name: 'refund',
+ *   input: z.object({ orderId: z.string(), amount: z.number() }),
+ *   requiresApproval: ({ amount }) => amount > 100, // a person approves large refunds first
+ *   run: async ({ orderId }, { signal }) => ({ refunded: orderId, aborted: signal.aborted }),
+ * });
+ * console.log(add.name, refund.needsApproval({ orderId: 'o1', amount: 500 })); // add true
+ */
 export function tool<Schema extends $ZodType = $ZodType<JsonObject>>(
   options: ToolOptions<Schema>,
 ): Tool<Output<Schema>> {

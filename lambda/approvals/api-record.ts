@@ -1,7 +1,7 @@
 import { callFingerprint } from '../ids';
 import type { ApprovalRecord } from '../stores/types';
 
-/** An approval as the approvals API shows it (§9): snake_case, ISO 8601 times, no claim or result. */
+/** An approval as the approvals API shows it: snake_case, ISO 8601 times, no claim or result. */
 export interface ApiApprovalRecord {
   readonly approval_id: string;
   readonly tool: string;

@@ -1,5 +1,5 @@
 /**
- * The approvals API (§9) behind a Lambda function URL with AWS_IAM auth: list, read and decide.
+ * The approvals API behind a Lambda function URL with AWS_IAM auth: list, read and decide.
  * The decider is the caller's authenticated principal, never a field of the request.
  */
 import type { APIGatewayProxyStructuredResultV2 as LambdaFunctionURLResult, LambdaFunctionURLEventWithIAMAuthorizer as LambdaFunctionURLEvent } from 'aws-lambda';

@@ -26,8 +26,8 @@ function lambdaSdk(): typeof import('@aws-sdk/client-lambda') {
 let sharedClient: LambdaClient | undefined;
 
 /**
- * A tool handler's approvals, kept by the approvals engine function (§9): each operation is one
- * request-response invoke. The engine's errors come back as the same §4 errors; an engine that is
+ * A tool handler's approvals, kept by the approvals engine function: each operation is one
+ * request-response invoke. The engine's errors come back as the same errors; an engine that is
  * throttled, failing or unreachable is a `StoreUnavailable` (retryable).
  */
 export class EngineApprovals implements ApprovalRunner {

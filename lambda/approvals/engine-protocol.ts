@@ -1,7 +1,7 @@
 /**
  * What the handler sends the approvals engine and what comes back: one JSON object each way, over a
  * request-response Lambda invoke. Failures come back as `{ ok: false, error }`, never thrown, so the
- * §4 error and its `retryable` survive the trip.
+ * error and its `retryable` survive the trip.
  */
 import * as z from 'zod';
 import { TOOL_NAME_PATTERN } from '../names';

@@ -1,5 +1,5 @@
 /**
- * The expirer (§10): run on a schedule, it marks undecided approvals past their expiry as `expired`
+ * The expirer: run on a schedule, it marks undecided approvals past their expiry as `expired`
  * and announces each on the reply bus as `Tool Approval Expired`.
  */
 import { logWarning } from '../log';

@@ -11,7 +11,7 @@ import {
   ToolUsageError,
 } from '../errors';
 
-/** An error as it crosses a function boundary: the §4 class name, its message and `retryable`. */
+/** An error as it crosses a function boundary: the error's class name, its message and `retryable`. */
 export interface WireError {
   readonly type: string;
   readonly message: string;
@@ -22,7 +22,7 @@ export function toWireError(error: ToolHandlerError): WireError {
   return { type: error.name, message: error.message, retryable: error.retryable };
 }
 
-/** The §4 error a wire error names; an unknown name is an `AdapterError` that keeps `retryable`. */
+/** The error a wire error names; an unknown name is an `AdapterError` that keeps `retryable`. */
 export function fromWireError(wire: WireError, from: string): ToolHandlerError {
   const message = `${from}: ${wire.message}`;
   switch (wire.type) {

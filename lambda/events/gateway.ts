@@ -8,7 +8,7 @@ import { errorReply, isKeptReply, type ErrorReply, type Reply } from '../reply';
 import { runEnvelope, type Invocation } from './invocation';
 import { settle } from './settle';
 
-/** What AgentCore Gateway puts in the client context of a Lambda target's invocation (§11). */
+/** What AgentCore Gateway puts in the client context of a Lambda target's invocation. */
 export interface GatewayCall {
   /** `<target>___<tool>` as Gateway sent it. */
   readonly qualifiedName: string;
@@ -46,7 +46,7 @@ export function gatewayCallOf(context: Partial<Context> | undefined): GatewayCal
 }
 
 /**
- * The ids of a Gateway call (§11 pins): `run_id` from the target and session, `call_id` from the
+ * The ids of a Gateway call: `run_id` from the target and session, `call_id` from the
  * tool and its canonical args, so an identical call repeated in one session names the same call.
  * Without a session the ids are fresh.
  */

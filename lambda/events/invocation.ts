@@ -15,7 +15,7 @@ export interface HandlerSettings {
   readonly replies: ReplyPublisher | undefined;
 }
 
-/** One Lambda invocation's budget (§6). */
+/** One Lambda invocation's budget. */
 export interface Invocation extends HandlerSettings {
   /** By when every tool must finish, and when the Lambda invocation itself ends; its calls share it. */
   readonly deadline: StartedDeadline;

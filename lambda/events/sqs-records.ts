@@ -1,6 +1,6 @@
 /**
  * Recognising SQS batches (a Lambda event source mapping's `{ Records }`, or the bare array of
- * records that EventBridge Pipes delivers, §11) and checking each record's fields before use: an
+ * records that EventBridge Pipes delivers) and checking each record's fields before use: an
  * event is plain data from the caller, so no field is trusted to have its documented type.
  */
 import type { SQSRecord } from 'aws-lambda';

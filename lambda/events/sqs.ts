@@ -7,14 +7,14 @@ import { settle } from './settle';
 import { isFifoBatch, messageGroupOf, recordProblem, type ReceivedSqsRecord } from './sqs-records';
 
 /**
- * Runs a batch and reports partial failures (§6). Standard queues run records concurrently;
+ * Runs a batch and reports partial failures. Standard queues run records concurrently;
  * FIFO queues run each message group in order and stop a group at its first failure. No record
  * starts after the deadline, and the answer is returned by `invocation.returnBy`: a record whose
  * call had not ended by then is reported failed, but one whose tool returned counts as done even if
  * its reply was still being published (running it again would be worse). This never throws.
  */
 export async function handleSqsBatch(records: readonly ReceivedSqsRecord[], invocation: Invocation): Promise<SQSBatchResponse> {
-  /** Delivered: a final outcome that needs no retry (§6, §7). */
+  /** Delivered: a final outcome that needs no retry. */
   const succeeded = new Set<ReceivedSqsRecord>();
   /** The call ended well and its reply is being published. */
   const publishing = new Set<ReceivedSqsRecord>();

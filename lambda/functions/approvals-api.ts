@@ -1,5 +1,5 @@
 /**
- * Entry of the approvals API function (§9), behind a function URL with AWS_IAM auth; configured by
+ * Entry of the approvals API function, behind a function URL with AWS_IAM auth; configured by
  * the construct's environment.
  */
 import { approvalsApi } from '../approvals/api';

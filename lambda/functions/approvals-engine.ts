@@ -1,5 +1,5 @@
 /**
- * Entry of the approvals engine function (§9): configured by the construct's environment, invoked
+ * Entry of the approvals engine function: configured by the construct's environment, invoked
  * by the tool handler only.
  */
 import { approvalsEngine } from '../approvals/engine';

@@ -1,5 +1,5 @@
 /**
- * Entry of the expirer function (§10), run by an EventBridge Scheduler schedule; configured by the
+ * Entry of the expirer function, run by an EventBridge Scheduler schedule; configured by the
  * construct's environment.
  */
 import { approvalsExpirer } from '../approvals/expirer';

@@ -1,5 +1,5 @@
 /**
- * The running side of approvals (§6b): create, get, read, claim, release, complete: what the
+ * The running side of approvals: create, get, read, claim, release, complete: what the
  * approvals engine does for a handler. None of these writes a decision attribute (`decide` in
  * dynamo-decisions.ts is the only one) and none removes `completedAt`.
  */

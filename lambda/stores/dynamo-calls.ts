@@ -1,5 +1,5 @@
 /**
- * Duplicate-call suppression (§6a) on the table: one call item per (run_id, call_id).
+ * Duplicate-call suppression on the table: one call item per (run_id, call_id).
  *
  * A call item always holds `kind`, `fingerprint`, `state`, `leaseToken`, `leaseUntil` and
  * `expiresAt` (`finish` keeps the lease attributes and sets `state` to `done`), so `begin`'s upsert,

@@ -66,7 +66,7 @@ export async function decideApproval(table: TableContext, approvalId: string, de
   throw decisionRefused('changed', approvalId);
 }
 
-/** Throws what §9's API answers with 404 or 409 for an approval that cannot take this decision. */
+/** Throws what the approvals API answers with 404 or 409 for an approval that cannot take this decision. */
 function refuseUnlessDecidable(
   approvalId: string,
   current: ApprovalRecord | undefined,

@@ -1,5 +1,5 @@
 /**
- * Expiry (§10): undecided approvals past `expiresAt` are marked `expired` with one conditional write
+ * Expiry: undecided approvals past `expiresAt` are marked `expired` with one conditional write
  * each (`expiredAt`, never a decision attribute), so that deciding them is refused and the expirer
  * announces each exactly when it marked it.
  */

@@ -27,7 +27,7 @@ const HASHED_CALL_KEY_MARK = '~';
 
 /**
  * `call#["<runId>","<callId>"]`: unambiguous whatever characters the ids hold. Ids of up to 256
- * code points (§2) may make that longer than DynamoDB's 2,048-byte key limit; such a key is
+ * code points may make that longer than DynamoDB's 2,048-byte key limit; such a key is
  * `call#~` + base64url(sha256(the same JSON)) instead, which no plain key can equal and no two
  * calls share (short of a SHA-256 collision).
  */

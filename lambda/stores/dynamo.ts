@@ -1,5 +1,5 @@
 /**
- * Approvals (§6b) and duplicate calls (§6a) in one DynamoDB table (layout in `names.ts`).
+ * Approvals and duplicate calls in one DynamoDB table (layout in `names.ts`).
  *
  * Every state change is one conditional write:
  * - dynamo-approvals.ts: the running side of approvals (create, get, read, claim, release, complete),
@@ -55,10 +55,22 @@ export interface DynamoApprovalStoreProps extends StoreOptions {
 }
 
 /**
- * The DynamoDB approval and duplicate-call store. Round trips: create, get, read, release, complete,
+ * The DynamoDB approval and duplicate-call store (what the approvals engine and API use inside; a
+ * handler outside the construct may use it directly).
+ *
+ * Round trips: create, get, read, release, complete,
  * begin, finish and abandon 1 each; a claim 1 (2 when refused or failed: the record is read); decide
  * 2 (read, then write); begin 2 when it takes over a lapsed lease or an expired item. Store failures
  * other than a refused condition become `StoreUnavailable` errors (retryable).
+ *
+ * @example
+ * import { DynamoApprovalStore } from 'cdk-tool-handler/lambda';
+ *
+ * // The table as the construct creates it (partition key `pk`, the `approvals` index).
+ * const store = new DynamoApprovalStore({ tableName: process.env.APPROVALS_TABLE! });
+ * const page = await store.listPage({ status: 'pending', limit: 10 });
+ * console.log(`${page.records.length} pending`);
+ * for (const approval of page.records) console.log(approval.approvalId, approval.tool, approval.args);
  */
 export class DynamoApprovalStore implements ApprovalStore, CallStore {
   private readonly table: TableContext;

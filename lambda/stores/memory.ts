@@ -35,6 +35,16 @@ interface StoredCall {
 /**
  * Approvals and duplicate calls in this process's memory: for tests and local runs only, since a
  * Lambda container's memory is neither shared nor durable.
+ *
+ * @example
+ * import { MemoryApprovalStore } from 'cdk-tool-handler/lambda';
+ *
+ * const store = new MemoryApprovalStore({ ttlSeconds: 3600 });
+ * const { record } = await store.create({
+ *   approvalId: 'apr_1', tool: 'refund', args: { orderId: 'o1' }, runId: 'r1', callId: 'c1', fingerprint: 'f',
+ * });
+ * console.log(record.status); // pending
+ * console.log((await store.listPage({ status: 'pending' })).records.length); // 1
  */
 export class MemoryApprovalStore implements ApprovalStore, CallStore {
   private readonly approvals = new Map<string, StoredApproval>();

@@ -6,7 +6,7 @@ export function approvalMissing(approvalId: string): ApprovalNotFound {
   return new ApprovalNotFound(`Approval ${approvalId} does not exist.`);
 }
 
-/** A resume of an approval that is missing or expired (§6b). */
+/** A resume of an approval that is missing or expired. */
 export function approvalGone(approvalId: string): ApprovalNotFound {
   return new ApprovalNotFound(`Approval ${approvalId} does not exist or has expired.`);
 }

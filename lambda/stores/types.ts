@@ -6,7 +6,7 @@
 /** `expired`: not decided before `expiresAt`; final, like a decision. */
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
 
-/** An approval as the store holds it (§5). Times are epoch milliseconds. */
+/** An approval as the store holds it. Times are epoch milliseconds. */
 export interface ApprovalRecord {
   readonly approvalId: string;
   readonly tool: string;
@@ -109,7 +109,7 @@ export interface ListPage {
 }
 
 /**
- * What a tool handler needs of approvals (§6b): create one for a call, and claim, release and
+ * What a tool handler needs of approvals: create one for a call, and claim, release and
  * complete a decided one. The construct's handler reaches these through the approvals engine.
  */
 export interface ApprovalRunner {
@@ -170,7 +170,7 @@ export interface BeginInput {
   readonly leaseUntil: number;
 }
 
-/** Duplicate-call suppression (§6a). */
+/** Duplicate-call suppression. */
 export interface CallStore {
   begin(key: CallKey, input: BeginInput): Promise<BeginOutcome>;
   /** Keeps the reply of a finished call, for redeliveries. */
