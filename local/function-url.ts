@@ -285,7 +285,8 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
   res.end(body);
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+/** The whole body of a request, as UTF-8 text. */
+export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
