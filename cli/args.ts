@@ -1,5 +1,6 @@
 /** The command line, parsed with `node:util` `parseArgs` into one of a few commands. */
 import { parseArgs } from 'node:util';
+import { COMMON_OPTIONS } from './common-options';
 import { UsageError } from './errors';
 import { parseLocalCommand, type LocalCommand } from './local-args';
 import { APPROVAL_STATUSES, type ApprovalStatus } from './record';
@@ -33,12 +34,10 @@ export type Command =
     };
 
 const OPTIONS = {
-  help: { type: 'boolean', short: 'h' },
+  ...COMMON_OPTIONS,
   url: { type: 'string' },
-  stack: { type: 'string' },
   output: { type: 'string' },
   region: { type: 'string' },
-  json: { type: 'boolean' },
   status: { type: 'string' },
   'page-size': { type: 'string' },
   reason: { type: 'string' },

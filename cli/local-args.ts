@@ -1,5 +1,6 @@
 /** `cdk-tool-handler local [demo] ...`: its own options, parsed apart from `approvals`'. */
 import { parseArgs } from 'node:util';
+import { COMMON_OPTIONS } from './common-options';
 import { UsageError } from './errors';
 
 export interface LocalCommand {
@@ -23,12 +24,10 @@ export interface LocalCommand {
 }
 
 const OPTIONS = {
-  help: { type: 'boolean', short: 'h' },
+  ...COMMON_OPTIONS,
   app: { type: 'string' },
   assembly: { type: 'string' },
-  stack: { type: 'string' },
   handler: { type: 'string' },
-  json: { type: 'boolean' },
   direct: { type: 'boolean' },
   once: { type: 'boolean' },
   logs: { type: 'boolean' },

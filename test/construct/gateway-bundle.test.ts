@@ -1,55 +1,24 @@
 /**
- * The AgentCore Gateway adapter (§11) through the REAL bundle: the construct bundles a tools module,
+ * The AgentCore Gateway adapter through the REAL bundle: the construct bundles a tools module,
  * the bundle runs in a child node process (as Lambda would) with a Gateway-shaped context (the
  * args as the event, `bedrockAgentCoreToolName` and `bedrockAgentCoreSessionId` in
  * `clientContext.custom`), against dynalite. Tools append to RUNS_FILE, so runs are counted across
  * processes. The approval flow through Gateway: gateway-bundle-approval.test.ts.
  */
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { createTestTable } from '../support/dynamo';
-import { hostApprovals, invokeBundle, type Invocation, type Outcome, sdkOnlyNodePath, synthesizeBundle } from '../support/bundle-child';
-import type { LambdaHost } from '../support/lambda-host';
+import { gatewayCall, returned, startGatewayBundle, type GatewayBundle } from '../support/gateway-bundle';
 
-const ENTRY = path.join(__dirname, '..', 'fixtures', 'gateway-tools.ts');
-
-let bundle: string;
-let env: Record<string, string>;
-let nodePath: string;
-let host: LambdaHost;
-let runsFile: string;
+let gateway: GatewayBundle;
 
 beforeAll(async () => {
-  const synthesized = synthesizeBundle({ entry: ENTRY, tools: ['charge', 'refund', 'lookup'] });
-  bundle = synthesized.bundle;
-  nodePath = sdkOnlyNodePath();
-  const table = await createTestTable();
-  runsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'runs-')), 'runs.txt');
-  const approvals = await hostApprovals(synthesized, table.tableName, nodePath);
-  host = approvals.host;
-  env = { ...approvals.handlerEnv, RUNS_FILE: runsFile };
+  gateway = await startGatewayBundle();
 }, 120_000);
 
-afterAll(() => host?.close());
+afterAll(() => gateway?.host.close());
 
-beforeEach(() => fs.writeFileSync(runsFile, ''));
+beforeEach(() => gateway.clearRuns());
 
-const runs = () => fs.readFileSync(runsFile, 'utf8').split('\n').filter(Boolean);
-
-function gatewayCall(toolName: string, args: unknown, sessionId: string, requestId = `req-${Math.random()}`): Invocation {
-  return { event: args, requestId, custom: { bedrockAgentCoreToolName: toolName, bedrockAgentCoreSessionId: sessionId } };
-}
-
-async function one(step: Invocation): Promise<any> {
-  const [outcome] = await invokeBundle(bundle, env, [step], nodePath);
-  return returned(outcome);
-}
-
-function returned(outcome: Outcome): any {
-  if ('threw' in outcome) throw new Error(`a Gateway call threw: ${JSON.stringify(outcome.threw)}`);
-  return outcome.returned;
-}
+const runs = () => gateway.runs();
+const one = (step: Parameters<GatewayBundle['one']>[0]) => gateway.one(step);
 
 test('the right tool runs, with the target prefix stripped', async () => {
   const reply = await one(gatewayCall('billing___charge', { amount: 3, currency: 'EUR' }, 'session-1'));
@@ -59,12 +28,7 @@ test('the right tool runs, with the target prefix stripped', async () => {
 });
 
 test('an unknown or not-allowlisted name is a ToolNotFound error reply (returned, never thrown)', async () => {
-  const outcomes = await invokeBundle(
-    bundle,
-    env,
-    [gatewayCall('billing___nope', {}, 'session-2'), gatewayCall('billing___internal', {}, 'session-2')],
-    nodePath,
-  );
+  const outcomes = await gateway.invoke([gatewayCall('billing___nope', {}, 'session-2'), gatewayCall('billing___internal', {}, 'session-2')]);
   for (const [outcome, tool] of [
     [outcomes[0], 'nope'],
     [outcomes[1], 'internal'],

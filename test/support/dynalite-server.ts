@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
+import { listenOnLoopback } from './loopback';
 
 export interface RunningDynalite {
   readonly endpoint: string;
@@ -10,13 +10,9 @@ export interface RunningDynalite {
 /** Starts an in-memory dynalite on a free 127.0.0.1 port; tables become ACTIVE at once. */
 export async function startDynalite(): Promise<RunningDynalite> {
   const server: Server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const endpoint = await listenOnLoopback(server);
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint,
     stop: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error?: Error) => (error ? reject(error) : resolve()));

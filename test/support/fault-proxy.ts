@@ -12,7 +12,7 @@
  *   the table applies it late, after the client gave up (and maybe retried).
  */
 import { createServer, request as httpRequest, Agent, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback';
 
 export const FAULT_KINDS = ['throttle', 'provisioned', 'server_error', 'reset_before', 'reset_after', 'stall'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -137,13 +137,9 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       answer(incoming, res, Buffer.concat(chunks)).catch(() => incoming.socket.destroy());
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const endpoint = await listenOnLoopback(server);
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint,
     counts,
     setFaults: (value) => {
       enabled = value;

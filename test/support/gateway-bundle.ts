@@ -1,0 +1,53 @@
+/**
+ * The Gateway fixture's real bundle (test/fixtures/gateway-tools.ts) with the approvals engine and
+ * API bundles behind a local Lambda endpoint, for the Gateway bundle tests. Tools append to
+ * RUNS_FILE, so runs are counted across processes.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createTestTable } from './dynamo';
+import { hostApprovals, invokeBundle, type Invocation, type Outcome, sdkOnlyNodePath, synthesizeBundle } from './bundle-child';
+import type { LambdaHost } from './lambda-host';
+
+const ENTRY = path.join(__dirname, '..', 'fixtures', 'gateway-tools.ts');
+
+export interface GatewayBundle {
+  readonly tableName: string;
+  readonly host: LambdaHost;
+  /** The tools' runs so far (`<tool>:<arg>` lines). */
+  runs(): string[];
+  clearRuns(): void;
+  /** Runs one invocation through the bundle in a fresh process; a throw fails the test. */
+  one(step: Invocation): Promise<any>;
+  invoke(steps: Invocation[]): Promise<Outcome[]>;
+}
+
+export async function startGatewayBundle(): Promise<GatewayBundle> {
+  const synthesized = synthesizeBundle({ entry: ENTRY, tools: ['charge', 'refund', 'lookup'] });
+  const nodePath = sdkOnlyNodePath();
+  const table = await createTestTable();
+  const runsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'runs-')), 'runs.txt');
+  fs.writeFileSync(runsFile, '');
+  const { host, handlerEnv } = await hostApprovals(synthesized, table.tableName, nodePath);
+  const env = { ...handlerEnv, RUNS_FILE: runsFile };
+  const invoke = (steps: Invocation[]) => invokeBundle(synthesized.bundle, env, steps, nodePath);
+  return {
+    tableName: table.tableName,
+    host,
+    runs: () => fs.readFileSync(runsFile, 'utf8').split('\n').filter(Boolean),
+    clearRuns: () => fs.writeFileSync(runsFile, ''),
+    invoke,
+    one: async (step) => returned((await invoke([step]))[0]),
+  };
+}
+
+/** A Gateway-shaped invocation: the args as the event, the tool's name and session in `clientContext.custom`. */
+export function gatewayCall(toolName: string, args: unknown, sessionId: string, requestId = `req-${Math.random()}`): Invocation {
+  return { event: args, requestId, custom: { bedrockAgentCoreToolName: toolName, bedrockAgentCoreSessionId: sessionId } };
+}
+
+export function returned(outcome: Outcome): any {
+  if ('threw' in outcome) throw new Error(`a Gateway call threw: ${JSON.stringify(outcome.threw)}`);
+  return outcome.returned;
+}
