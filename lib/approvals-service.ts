@@ -28,7 +28,7 @@ export interface ApprovalsServiceOptions {
 }
 
 /**
- * The two functions that own approvals (§9), each with a role of its own and code that ships prebuilt
+ * The two functions that own approvals, each with a role of its own and code that ships prebuilt
  * in this package: the engine (invoked by the tool handler only) and the approvals API (behind a
  * function URL with AWS_IAM auth).
  */

@@ -20,7 +20,7 @@ export interface AutoResumeOptions {
 }
 
 /**
- * The filter of §10: only the stream record of the write that added `decision` to an approval item
+ * The resume filter: only the stream record of the write that added `decision` to an approval item
  * (and, on a shared table, of this handler's own approvals). `exists` matches leaf values only,
  * hence the `S` level.
  */
@@ -38,12 +38,12 @@ export function decisionFilter(owner?: string): object {
   };
 }
 
-/** What the pipe puts on the tool queue: the resume envelope of §2. */
+/** What the pipe puts on the tool queue: the resume envelope `{"approval_id": ...}`. */
 export const RESUME_INPUT_TEMPLATE = `{"approval_id": "<$.dynamodb.NewImage.${A.approvalId}.S>"}`;
 const APPROVAL_ID_PATH = `$.dynamodb.NewImage.${A.approvalId}.S`;
 
 /**
- * Every decision, approved or denied, puts one resume envelope on the tool queue (§10): the
+ * Every decision, approved or denied, puts one resume envelope on the tool queue: the
  * approvals table's stream into an EventBridge pipe (L1: aws-pipes has no stable L2 in aws-cdk-lib)
  * with its own role, limited to that stream and that queue, and a standard dead-letter queue for
  * records it cannot deliver.

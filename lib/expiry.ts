@@ -18,7 +18,7 @@ export interface ExpiryScheduleOptions {
 }
 
 /**
- * Expiry (§10): the expirer function (prebuilt, role of its own) on an EventBridge Scheduler
+ * Expiry: the expirer function (prebuilt, role of its own) on an EventBridge Scheduler
  * schedule. Its role scans the approvals index and writes only `expiredAt` (its condition tests
  * `decision`, `owner` and `expiresAt`), and puts `Tool Approval Expired` on the reply bus.
  */

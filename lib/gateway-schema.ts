@@ -2,7 +2,7 @@ import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import { ManifestTool } from './manifest-reader';
 
 /**
- * A tool's input JSON Schema reduced to what AgentCore Gateway's inline schema accepts (§11 pins):
+ * A tool's input JSON Schema reduced to what AgentCore Gateway's inline schema accepts:
  * `type` (string, number, integer, boolean, object, array), `description`, `properties`,
  * `required`, `items`. Everything else is dropped (`$schema`, `additionalProperties`, formats,
  * bounds, patterns, defaults); `enum` and `const` values move into the description; a nullable

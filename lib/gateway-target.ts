@@ -21,7 +21,7 @@ export interface GatewayTargetInput {
 }
 
 /**
- * A Lambda target of `gateway` whose inline tool schema lists the allowlisted tools (§11).
+ * A Lambda target of `gateway` whose inline tool schema lists the allowlisted tools.
  * `GatewayTarget.forLambda` grants the gateway's role `lambda:InvokeFunction` on the function.
  */
 export function createGatewayTarget(scope: Construct, id: string, input: GatewayTargetInput): agentcore.GatewayTarget {

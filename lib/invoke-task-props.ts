@@ -4,7 +4,7 @@ import type { ToolHandler } from './tool-handler';
 
 /**
  * Props of `ToolHandler.invokeTask`: a Step Functions task that invokes the handler with an envelope
- * (a direct invoke, §6) and whose result is the reply.
+ * (a direct invoke) and whose result is the reply.
  */
 export interface ToolInvokeTaskProps extends sfn.TaskStateBaseProps {
   /** The handler to invoke. */

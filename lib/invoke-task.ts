@@ -4,7 +4,7 @@ import { Construct } from 'constructs';
 import { ToolInvokeTaskProps } from './invoke-task-props';
 
 /**
- * Errors of a call that a retry can fix (§4, `retryable: true`), by the name Step Functions sees
+ * Errors of a call that a retry can fix (`retryable: true`), by the name Step Functions sees
  * (the error's class name), and Lambda's throttling. `LambdaInvoke` itself already retries Lambda's
  * service exceptions (`Lambda.ServiceException`, ...). Everything else is left to `Catch`.
  */

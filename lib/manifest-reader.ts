@@ -37,7 +37,7 @@ export interface ReadManifestOptions {
 
 /**
  * Loads `bundleFile` in a child `node` process (clean environment, a time limit, the SDK and the
- * external modules stubbed) and reads the manifest of its `exportName` export (§12).
+ * external modules stubbed) and reads the manifest of its `exportName` export.
  */
 export function readBundleManifest(bundleFile: string, exportName: string, options: ReadManifestOptions = {}): ManifestOutcome {
   const stubbed = [...ALWAYS_STUBBED, ...(options.stubbed ?? [])];

@@ -2,7 +2,7 @@ import { TOOL_MANIFEST_SYMBOL_KEY } from '../lambda/names';
 
 /**
  * The script the construct runs at synth, in a child `node` process, to read the tools manifest
- * (§12) from a staged bundle. argv: <bundle file> <out file> <export name> <stubbed modules JSON>.
+ * from a staged bundle. argv: <bundle file> <out file> <export name> <stubbed modules JSON>.
  *
  * It stubs the AWS SDK (`@aws-sdk/*`, `@smithy/*`) and the function's external modules with a
  * Proxy that answers every use, loads the bundle, finds the export, reads the manifest through the

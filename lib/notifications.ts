@@ -18,7 +18,7 @@ export interface ApprovalNotificationsOptions {
 const field = (path: string) => events.EventField.fromPath(`$.detail.${path}`);
 
 /**
- * Approvers learn of requests and expiries (§10): two rules on the reply bus, each turning its event
+ * Approvers learn of requests and expiries: two rules on the reply bus, each turning its event
  * into a short readable message on the topic, with the CLI line that approves it.
  */
 export class ApprovalNotifications extends Construct {

@@ -5,7 +5,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import { APPROVAL_ATTRIBUTES, CALL_ATTRIBUTES, DECISION_ATTRIBUTES, REPLY_EVENT_SOURCE, TABLE } from '../lambda/names';
 
 /**
- * Who may do what on the approvals table (§9), in one place.
+ * Who may do what on the approvals table, in one place.
  *
  * - The tool handler (whose role every user tool runs with) writes call items (`call#...`) and
  *   nothing else: no access at all to approval items, and its writes may name only call-item

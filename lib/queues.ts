@@ -23,7 +23,7 @@ export interface ToolQueues {
 
 /**
  * The tool-call queue: encrypted, TLS only, and a dead-letter queue after `maxReceiveCount`
- * receives, which is where the calls that the handler reports failed end up (§6). Both follow
+ * receives, which is where the calls that the handler reports failed end up. Both follow
  * `removalPolicy` (retained by default), so that deleting the stack discards neither the calls not
  * yet run nor the failed ones.
  */

@@ -15,7 +15,7 @@ import { ToolManifestEntry } from './tool-manifest';
 export const SKIP_MANIFEST_CONTEXT = 'cdk-tool-handler:skipManifest';
 
 /**
- * Reads the tools manifest (§12) from the bundle that `fn` staged, and checks `tools` and `handler`
+ * Reads the tools manifest from the bundle that `fn` staged, and checks `tools` and `handler`
  * against it: an allowlist name the module does not define, or a `handler` export that is missing or
  * not a `toolHandler`, throws here, at construction. Returns `undefined` (with an info annotation)
  * when there is no bundle to read: bundling skipped for this stack, or the step turned off.

@@ -6,7 +6,7 @@ import { fail } from './validation';
 
 /**
  * Keeps replies from coming back in as calls. The function publishes every reply to `replyBus` with
- * `source` `cdk-tool-handler` (§7); a rule on that same bus whose pattern does not look at `source`
+ * `source` `cdk-tool-handler`; a rule on that same bus whose pattern does not look at `source`
  * could match those replies and hand each back to the function as a new call, forever.
  *
  * So for a rule on the reply bus: a pattern without `source` gets

@@ -62,7 +62,7 @@ export class ToolHandler extends Construct {
   public static readonly FINAL_ERRORS: string[] = [...FINAL_TOOL_ERRORS];
 
   /**
-   * A Step Functions task that invokes `props.toolHandler` with an envelope (a direct invoke, §6).
+   * A Step Functions task that invokes `props.toolHandler` with an envelope (a direct invoke).
    * Its result is the reply; it retries the retryable errors by name (`RETRYABLE_ERRORS`) and not the
    * others, so a state machine can `Catch` `ApprovalDenied` or `ToolNotFound`.
    */
@@ -105,7 +105,7 @@ export class ToolHandler extends Construct {
   public readonly approvalsApiUrl: string;
 
   /**
-   * The tools of the module, read from its bundle at synth (§12): every tool it defines, allowlisted
+   * The tools of the module, read from its bundle at synth: every tool it defines, allowlisted
    * or not.
    *
    * @default - undefined when no bundle was read: bundling skipped for this stack
@@ -253,7 +253,7 @@ export class ToolHandler extends Construct {
   }
 
   /**
-   * Adds a Lambda target for this handler to an AgentCore Gateway (§11). Its inline tool schema lists
+   * Adds a Lambda target for this handler to an AgentCore Gateway. Its inline tool schema lists
    * the allowlisted tools, with their input schemas reduced to what AgentCore accepts (see README);
    * the gateway's role gets `lambda:InvokeFunction` on the function. The construct id of the target
    * is `GatewayTarget` (then `GatewayTarget2`, ... for more gateways).

@@ -1,5 +1,5 @@
 /**
- * One tool of the tools module, as the construct read it from the bundle at synth (§12).
+ * One tool of the tools module, as the construct read it from the bundle at synth.
  */
 export interface ToolManifestEntry {
   /** The tool's name. */
