@@ -80,7 +80,10 @@ function clientVia(endpoint: string): DynamoDBDocumentClient {
  * Delivers `count` messages (built by `body(i)`; message i's tool records a run of `c-<i>`) through
  * the handler behind a proxy with `rates`, redelivering whatever was not acknowledged.
  */
-async function runUnderFaults(name: string, options: { count: number; rates: Partial<Record<FaultKind, number>>; resumes: boolean }) {
+async function runUnderFaults(
+  name: string,
+  options: { count: number; rates: Partial<Record<FaultKind, number>>; resumes: boolean; visibilityMs?: number },
+) {
   const { tableName, client: direct } = await createTestTable();
   proxy = await startFaultProxy({ target: dynaliteEndpoint(), seed: 20261202, stallMs: REQUEST_TIMEOUT_MS + 200, rates: options.rates });
   const store = new DynamoApprovalStore({ tableName, client: clientVia(proxy.endpoint) });
@@ -135,7 +138,7 @@ async function runUnderFaults(name: string, options: { count: number; rates: Par
           failed = new Set(batch.map((record) => record.messageId));
         }
         for (const record of batch) {
-          if (failed.has(record.messageId)) visibleAt.set(record.messageId, Date.now() + VISIBILITY_MS);
+          if (failed.has(record.messageId)) visibleAt.set(record.messageId, Date.now() + (options.visibilityMs ?? VISIBILITY_MS));
           else acknowledged.add(record.messageId);
         }
       }),
@@ -190,7 +193,10 @@ test(`${CALLS} calls under every kind of DynamoDB fault, with redelivery: 0 lost
  */
 test(`${RESUMES} resumes of approved approvals under throttles, 500s and resets, with redelivery: 0 lost, 0 run twice`, async () => {
   const { stall: _excluded, ...rates } = RATES;
-  const run = await runUnderFaults('resumes', { count: RESUMES, rates, resumes: true });
+  // As on SQS, a failed delivery comes back only after its visibility timeout (there 6 x the function
+  // timeout), which outlasts the claims its invocation took: a claim applied after its client gave up
+  // has lapsed by then, and the redelivery runs the tool (see the README on claims).
+  const run = await runUnderFaults('resumes', { count: RESUMES, rates, resumes: true, visibilityMs: REMAINING_MS + 100 });
   expect(run.thrownBatches).toBe(0);
   expect(run.acknowledged.size).toBe(RESUMES);
   expect(run.lost).toEqual([]);
