@@ -51,6 +51,8 @@ const APPROVAL_ID_PATH = `$.dynamodb.NewImage.${A.approvalId}.S`;
 export class AutoResume extends Construct {
   readonly pipe: pipes.CfnPipe;
   readonly deadLetterQueue: sqs.Queue;
+  /** The pipe's role: reads the stream, sends to the tool queue and the dead-letter queue. */
+  readonly role: iam.Role;
 
   constructor(scope: Construct, id: string, options: AutoResumeOptions) {
     super(scope, id);
@@ -76,10 +78,11 @@ export class AutoResume extends Construct {
       reason: 'This queue is itself a dead-letter queue: the resume pipe\'s, for stream records it could not deliver.',
     });
 
-    const role = new iam.Role(this, 'Role', {
+    this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('pipes.amazonaws.com'),
       description: 'Resumes decided approvals: reads the approvals table stream, sends to the tool queue, nothing else.',
     });
+    const role = this.role;
     role.addToPolicy(
       new iam.PolicyStatement({
         actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],

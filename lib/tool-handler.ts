@@ -211,15 +211,16 @@ export class ToolHandler extends Construct {
     for (const fn of [this.lambdaFunction, service.engine, service.api]) key?.grantEncryptDecrypt(fn);
     if (props.replyBus) this.lambdaFunction.addToRolePolicy(putRepliesStatement(props.replyBus));
     key?.grantEncryptDecrypt(service.expirer);
+    let resumeRole: iam.IRole | undefined;
     if (props.autoResume ?? true) {
-      new AutoResume(this, 'AutoResume', {
+      resumeRole = new AutoResume(this, 'AutoResume', {
         table: this.approvalsTable,
         queue: this.queue,
         fifo: isFifo(props),
         owner,
         encryptionKey: props.encryptionKey,
         removalPolicy,
-      });
+      }).role;
     }
     if (props.approvalNotifications) {
       if (!props.replyBus) {
@@ -232,7 +233,7 @@ export class ToolHandler extends Construct {
         deadLetterQueue: this.eventDeadLetterQueue,
       });
     }
-    this.acknowledgeFunctionFindings();
+    this.acknowledgeFunctionFindings([service.expirer.role, resumeRole]);
 
     (props.eventSources ?? []).forEach((options, index) =>
       this.createRule(`EventSource${index}`, `eventSources[${index}]`, options),
@@ -359,15 +360,13 @@ export class ToolHandler extends Construct {
    * AWS Solutions findings that follow from what this construct must do, acknowledged where they
    * arise, with the reason. Anything else is left for the user's checks to report.
    */
-  private acknowledgeFunctionFindings(): void {
+  private acknowledgeFunctionFindings(moreRoles: Array<iam.IRole | undefined>): void {
     const keys = [this.props.encryptionKey, this.approvalsTable.encryptionKey, this.queue.encryptionMasterKey];
     const keyReason =
       'kms:GenerateDataKey* and kms:ReEncrypt* are what the CDK grants (grantEncryptDecrypt, grantSendMessages) give ' +
       'a principal that writes an SQS queue or DynamoDB table encrypted with a customer managed key; the resource ' +
       'is the one key, not a wildcard.';
-    const expirer = this.node.findChild('Approvals').node.findChild('Expirer') as lambda.IFunction;
-    const resumeRole = this.node.tryFindChild('AutoResume')?.node.tryFindChild('Role') as iam.IRole | undefined;
-    const roles = [this.lambdaFunction, this.approvalsEngine, this.approvalsApi, expirer].map((fn) => fn.role).concat(resumeRole);
+    const roles = [this.lambdaFunction, this.approvalsEngine, this.approvalsApi].map((fn) => fn.role).concat(moreRoles);
     for (const role of roles) {
       const policy = role?.node.tryFindChild('DefaultPolicy');
       if (!policy) continue;
