@@ -2,9 +2,11 @@
  * Structured log lines: one JSON object per line on stdout, which CloudWatch keeps as is. Call
  * lines never carry args or result values.
  *
- * Each line is written when its call ends, in one write of its own: nothing is held, so a killed
- * or out-of-memory invocation keeps the lines of the calls that finished, handlers in one process
- * share no state, and a tool's own output stays next to its call line.
+ * A line is written at the end of the JavaScript turn in which its call ended, together with the
+ * lines of the calls that ended in that same turn (one write instead of one per line), and before
+ * any tool starts. So nothing waits past the turn: a killed or out-of-memory invocation keeps the
+ * lines of the calls that finished before it, a tool's own output follows the lines of the calls
+ * that ended before it started, and no line waits for another invocation.
  */
 
 export interface CallLogFields {
@@ -27,6 +29,18 @@ export function logWarning(message: string, fields: Record<string, unknown> = {}
   write({ level: 'WARN', message, ...fields });
 }
 
+/** Lines of the current turn not yet written. */
+let unwritten = '';
+
 function write(line: Record<string, unknown>): void {
-  process.stdout.write(`${JSON.stringify(line)}\n`);
+  if (unwritten === '') process.nextTick(writeLogLines);
+  unwritten += `${JSON.stringify(line)}\n`;
+}
+
+/** Writes the current turn's lines now: before a tool starts, and before an invocation returns. */
+export function writeLogLines(): void {
+  if (unwritten === '') return;
+  const lines = unwritten;
+  unwritten = '';
+  process.stdout.write(lines);
 }

@@ -2,6 +2,7 @@ import type { Deadline } from './deadline';
 import { ToolFailed, ToolTimeout } from './errors';
 import { jsonRoundTrip } from './json';
 import type { Tool, ToolContext } from './tool';
+import { writeLogLines } from './log';
 
 /** What the tool's context says besides its deadline: the call's ids and source. */
 export type RunToolCall = Omit<ToolContext, 'signal' | 'deadline'>;
@@ -16,6 +17,8 @@ export async function runTool<Args>(tool: Tool<Args>, args: Args, call: RunToolC
   if (deadline.at - Date.now() <= 0 || signal.aborted) {
     throw new ToolTimeout(`Tool ${tool.name} was not started: the deadline had passed.`);
   }
+  // Its own output goes after the lines of the calls that ended before it started.
+  writeLogLines();
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<never>((_, reject) => {
     onAbort = () => reject(signal.reason);

@@ -10,6 +10,7 @@ import { markWithManifest } from './manifest';
 import { handleDirectInvoke, handleEventBridgeEvent, isEventBridgeEvent } from './events/single';
 import { HandlerSettings, startInvocation } from './events/invocation';
 import { ENV } from './names';
+import { writeLogLines } from './log';
 import type { Reply } from './reply';
 import { EventBridgeReplyPublisher, ReplyPublisher } from './reply-bus';
 import type { Tool } from './tool';
@@ -71,6 +72,7 @@ export function toolHandler(executorOrTools: ToolExecutor | readonly Tool<any>[]
       return await handleDirectInvoke(event, context?.awsRequestId, invocation);
     } finally {
       invocation.deadline.end();
+      writeLogLines();
     }
   };
   return markWithManifest(handler, settings.executor.toolList);

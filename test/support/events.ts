@@ -1,4 +1,5 @@
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { writeLogLines } from '../../lambda/log';
 
 export const STANDARD_QUEUE_ARN = 'arn:aws:sqs:us-east-1:123456789012:tool-calls';
 export const FIFO_QUEUE_ARN = 'arn:aws:sqs:us-east-1:123456789012:tool-calls.fifo';
@@ -67,7 +68,10 @@ export function lambdaContext(remainingMs: number, awsRequestId = 'req-1'): Cont
   };
 }
 
-/** Captures the runtime's JSON log lines instead of printing them. */
+/**
+ * Captures the runtime's JSON log lines instead of printing them. The runtime writes a turn's lines
+ * when the turn ends; reading or restoring writes the current turn's lines first.
+ */
 export function captureLogs(): { lines: () => Array<Record<string, unknown>>; restore: () => void } {
   const written: string[] = [];
   const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
@@ -75,12 +79,17 @@ export function captureLogs(): { lines: () => Array<Record<string, unknown>>; re
     return true;
   });
   return {
-    lines: () =>
-      written
+    lines: () => {
+      writeLogLines();
+      return written
         .join('')
         .split('\n')
         .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as Record<string, unknown>),
-    restore: () => spy.mockRestore(),
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    },
+    restore: () => {
+      writeLogLines();
+      spy.mockRestore();
+    },
   };
 }
