@@ -286,7 +286,7 @@ async function main(): Promise<void> {
       baseline: ms(cold.powertools_sqs_schema.totalMs),
       ratio: x(cold.ours.totalMs / cold.powertools_sqs_schema.totalMs),
     },
-    section(`2. throughput, batches of 10 no-op calls, logging on (median of ${counts.throughput.rounds} runs of ${counts.throughput.batches * 10} calls)`),
+    section(`2. throughput, batches of 10 no-op calls, logging on (median of ${counts.throughput.rounds} rounds of ${counts.throughput.batches * 10} calls; a process per handler, taking turns in slices)`),
     {
       figure: 'vs powertools',
       ours: perSecond(throughput.ours.perSecond),

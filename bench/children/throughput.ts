@@ -1,30 +1,28 @@
 /**
- * Per-envelope overhead: SQS batches of no-op tool calls through each handler, in this one process,
+ * One variant's throughput host: a `node` process holding one handler, as a Lambda container does,
  * with stdout on /dev/null (the runtime logs one JSON line per call; the Powertools handlers log the
- * same). Variants alternate within each round, the order rotated every round; every run gets a fresh
- * handler (fresh in-memory stores) and a GC before it starts.
- * argv: JSON { variants: {name, bundle?}[], rounds, warmupRounds, batches, batchSize }
+ * same). The coordinator (bench/throughput.ts) runs one host per variant and has them take turns,
+ * a slice of batches at a time, over IPC:
+ *   { round }          a fresh handler (fresh in-memory stores) and the round's batches; answers {}
+ *   { from, to }       runs batches [from, to) and answers { seconds } (the run alone, timed here)
+ * argv: JSON { variant: {name, bundle?}, batches, batchSize, barePasses? }
  *   a variant without a bundle is the bare loop: JSON.parse of each body and a call of the tool.
  */
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import type { SQSEvent } from 'aws-lambda';
 import { lambdaContext, noopBatches } from '../lib/events';
-import { runMain } from '../lib/report';
-import { rotate } from '../lib/stats';
 
-export interface ThroughputConfig {
-  readonly variants: ReadonlyArray<{ readonly name: string; readonly bundle?: string }>;
-  readonly rounds: number;
-  readonly warmupRounds: number;
+export interface ThroughputHostConfig {
+  readonly variant: { readonly name: string; readonly bundle?: string };
   readonly batches: number;
   readonly batchSize: number;
-  /** Passes over the batches for the bare loop, which is too fast to time over one pass. @default 1 */
+  /** Passes over each slice for the bare loop, which is too fast to time over one pass. @default 1 */
   readonly barePasses?: number;
 }
 
-/** Envelopes per second of each measured run, per variant. */
-export type ThroughputResult = Record<string, number[]>;
+export type ThroughputRequest = { readonly round: number } | { readonly from: number; readonly to: number };
+export type ThroughputAnswer = { readonly seconds?: number; readonly error?: string };
 
 type Handler = (event: SQSEvent, context: unknown) => Promise<{ batchItemFailures: unknown[] }>;
 
@@ -46,38 +44,37 @@ function bareHandler(): Handler {
   };
 }
 
-runMain(async (): Promise<ThroughputResult> => {
-  const config = JSON.parse(process.argv[2]) as ThroughputConfig;
-  const load = createRequire(__filename);
-  const factories = new Map<string, () => Handler>();
-  for (const variant of config.variants) {
-    if (!variant.bundle) {
-      factories.set(variant.name, bareHandler);
-      continue;
-    }
-    const mod = load(variant.bundle) as { createHandler: () => Handler };
-    factories.set(variant.name, () => mod.createHandler());
+const config = JSON.parse(process.argv[2]) as ThroughputHostConfig;
+const { variant } = config;
+const createHandler: () => Handler = variant.bundle
+  ? (createRequire(__filename)(variant.bundle) as { createHandler: () => Handler }).createHandler
+  : bareHandler;
+// Stateful handlers see every call once; the bare loop keeps no state and may see them again.
+const passes = variant.bundle ? 1 : (config.barePasses ?? 1);
+const context = lambdaContext(900_000);
+let handler: Handler | undefined;
+let batches: SQSEvent[] = [];
+
+async function answer(request: ThroughputRequest): Promise<ThroughputAnswer> {
+  if ('round' in request) {
+    handler = createHandler();
+    batches = noopBatches(`${variant.name}-${request.round}`, config.batches, config.batchSize);
+    return {};
   }
-  const gc = (globalThis as { gc?: () => void }).gc;
-  const result: ThroughputResult = Object.fromEntries(config.variants.map((v) => [v.name, []]));
-  for (let round = 0; round < config.warmupRounds + config.rounds; round++) {
-    for (const variant of rotate(config.variants, round)) {
-      const handler = factories.get(variant.name)!();
-      const batches = noopBatches(`${variant.name}-${round}`, config.batches, config.batchSize);
-      // Stateful handlers see every call once; the bare loop keeps no state and may see them again.
-      const passes = variant.bundle ? 1 : (config.barePasses ?? 1);
-      const context = lambdaContext(900_000);
-      gc?.();
-      const started = performance.now();
-      for (let pass = 0; pass < passes; pass++) {
-        for (const batch of batches) {
-          const response = await handler(batch, context);
-          if (response.batchItemFailures.length !== 0) throw new Error(`${variant.name}: a no-op call failed`);
-        }
-      }
-      const seconds = (performance.now() - started) / 1000;
-      if (round >= config.warmupRounds) result[variant.name].push((passes * config.batches * config.batchSize) / seconds);
+  const started = performance.now();
+  for (let pass = 0; pass < passes; pass++) {
+    for (let b = request.from; b < request.to; b++) {
+      const response = await handler!(batches[b], context);
+      if (response.batchItemFailures.length !== 0) throw new Error(`${variant.name}: a no-op call failed`);
     }
   }
-  return result;
+  return { seconds: (performance.now() - started) / 1000 };
+}
+
+process.on('message', (request: ThroughputRequest) => {
+  answer(request).then(
+    (reply) => process.send!(reply),
+    (error: unknown) => process.send!({ error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+  );
 });
+process.on('disconnect', () => process.exit(0));

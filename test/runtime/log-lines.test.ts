@@ -1,14 +1,17 @@
 /**
- * Call log lines are written as each call ends (issue 13, finding 4): a handler killed mid-batch has
+ * Call log lines are written as calls end (issue 13, finding 4): a handler killed mid-batch has
  * already written the lines of the calls that finished, and a tool's own output sits next to its
- * call line. The handler runs in a child `node` process, bundled here with esbuild.
+ * call line (the killed handler runs in a child `node` process, bundled here with esbuild). The
+ * calls that end in one JavaScript turn share one write, and nothing is left unwritten when an
+ * invocation returns.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
-import { sqsEvent, sqsRecord } from '../support/events';
+import { tool, toolHandler } from '../../lambda';
+import { lambdaContext, sqsEvent, sqsRecord } from '../support/events';
 
 const REPO = path.join(__dirname, '..', '..');
 
@@ -75,3 +78,38 @@ test('a handler killed mid-batch has already written the log lines of the calls 
     expect.objectContaining({ level: 'INFO', message: 'tool call', tool: 'echo', message_id: 'second', status: 'ok' }),
   ]);
 }, 20_000);
+
+describe('writes', () => {
+  const writes: string[] = [];
+  let spy: jest.SpyInstance;
+  beforeEach(() => {
+    writes.length = 0;
+    spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      writes.push(String(chunk));
+      return true;
+    });
+  });
+  afterEach(() => spy.mockRestore());
+
+  const noop = tool({ name: 'noop', run: () => null });
+  const tenCalls = () => sqsEvent(...Array.from({ length: 10 }, (_, i) => sqsRecord(`m${i}`, { tool: 'noop', args: {} })));
+  const callLines = () => writes.join('').split('\n').filter((line) => line.includes('"tool call"'));
+
+  test('ten calls that end in the same turn go out in one write, before the invocation returns', async () => {
+    const handler = toolHandler([noop], { replies: false });
+    await expect(handler(tenCalls(), lambdaContext(30_000))).resolves.toEqual({ batchItemFailures: [] });
+    // Read before any later turn: Lambda may freeze the process as soon as the handler returns.
+    expect(writes).toHaveLength(1);
+    expect(callLines()).toHaveLength(10);
+  });
+
+  test('two handlers in one process each write their own lines, with nothing carried over', async () => {
+    const first = toolHandler([noop], { replies: false });
+    const second = toolHandler([noop], { replies: false });
+    await Promise.all([first(tenCalls(), lambdaContext(30_000)), second(tenCalls(), lambdaContext(30_000))]);
+    expect(callLines()).toHaveLength(20);
+    writes.length = 0;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual([]);
+  });
+});
