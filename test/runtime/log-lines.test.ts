@@ -103,7 +103,7 @@ describe('writes', () => {
     expect(callLines()).toHaveLength(10);
   });
 
-  test('two handlers in one process each write their own lines, with nothing carried over', async () => {
+  test('two handlers running at once in one process: every line is out when both have returned, none left for a later turn', async () => {
     const first = toolHandler([noop], { replies: false });
     const second = toolHandler([noop], { replies: false });
     await Promise.all([first(tenCalls(), lambdaContext(30_000)), second(tenCalls(), lambdaContext(30_000))]);
