@@ -1,6 +1,5 @@
 /** The command line, parsed with `node:util` `parseArgs` into one of a few commands. */
-import { parseArgs } from 'node:util';
-import { COMMON_OPTIONS } from './common-options';
+import { COMMON_OPTIONS, parseCommandLine } from './common-options';
 import { UsageError } from './errors';
 import { parseLocalCommand, type LocalCommand } from './local-args';
 import { APPROVAL_STATUSES, type ApprovalStatus } from './record';
@@ -60,13 +59,7 @@ export const DEFAULT_PAGE_SIZE = 100;
 
 export function parseCommand(argv: readonly string[]): Command {
   if (argv[0] === 'local') return parseLocalCommand(argv.slice(1));
-  let parsed;
-  try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandLine(argv, OPTIONS);
   const [group, sub, ...rest] = positionals;
 
   if (group === undefined) {

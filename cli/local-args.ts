@@ -1,6 +1,5 @@
 /** `cdk-tool-handler local [demo] ...`: its own options, parsed apart from `approvals`'. */
-import { parseArgs } from 'node:util';
-import { COMMON_OPTIONS } from './common-options';
+import { COMMON_OPTIONS, parseCommandLine } from './common-options';
 import { UsageError } from './errors';
 
 export interface LocalCommand {
@@ -37,13 +36,7 @@ const OPTIONS = {
 } as const;
 
 export function parseLocalCommand(argv: readonly string[]): LocalCommand | { readonly kind: 'help'; readonly topic: 'local' } {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandLine(argv, OPTIONS);
   if (values.help) return { kind: 'help', topic: 'local' };
   const demo = positionals[0] === 'demo';
   const texts = demo ? positionals.slice(1) : positionals;
