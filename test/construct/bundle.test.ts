@@ -12,7 +12,8 @@ import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
 import { createTestTable, dynaliteEndpoint } from '../support/dynamo';
 import { eventBridgeEvent, sqsEvent, sqsRecord } from '../support/events';
 import { APPROVER_ARN, functionUrlEvent } from '../support/function-url-event';
-import { LOCAL_AWS_ENV, sdkOnlyNodePath, synthesizedFunction } from '../support/bundle-child';
+import { sdkOnlyNodePath, synthesizedFunction } from '../support/bundle-child';
+import { LOCAL_AWS_ENV } from '../support/local-aws';
 import { startLambdaHost, type LambdaHost } from '../support/lambda-host';
 import { ENV } from './helpers';
 

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as ts from 'typescript';
 import { createTestTable, dynaliteEndpoint } from '../support/dynamo';
+import { LOCAL_AWS_ENV } from '../support/local-aws';
 
 /**
  * Every `@example` in the runtime's public TSDoc compiles (type-checked against the sources) and
@@ -78,9 +79,7 @@ describe('every example runs', () => {
     Object.assign(process.env, {
       APPROVALS_TABLE: tableName,
       AWS_ENDPOINT_URL_DYNAMODB: dynaliteEndpoint(),
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
+      ...LOCAL_AWS_ENV,
     });
   });
   afterAll(() => {

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { EventBridgeReplyPublisher, REPLY_DETAIL_TYPES, tool, toolHandler, ToolExecutor } from '../../lambda';
 import { captureLogs, lambdaContext, sqsEvent, sqsRecord } from '../support/events';
+import { LOCAL_AWS_ENV } from '../support/local-aws';
 
 interface PutEventsEntry {
   Source: string;
@@ -110,9 +111,7 @@ test('TOOL_HANDLER_REPLY_BUS configures the bus, with the client the SDK builds 
   Object.assign(process.env, {
     TOOL_HANDLER_REPLY_BUS: 'env-bus',
     AWS_ENDPOINT_URL_EVENTBRIDGE: endpoint,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
+    ...LOCAL_AWS_ENV,
   });
   try {
     const handler = toolHandler(new ToolExecutor({ tools: [echo], approvals: false }));

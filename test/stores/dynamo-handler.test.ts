@@ -9,6 +9,7 @@ import { DynamoApprovalStore, tool, toolHandler, ToolExecutor, type ToolHandlerO
 import { resetSharedDocumentClient } from '../../lambda/stores/dynamo-table';
 import { captureLogs, lambdaContext, sqsEvent, sqsRecord } from '../support/events';
 import { createTestTable, dynaliteEndpoint } from '../support/dynamo';
+import { LOCAL_AWS_ENV } from '../support/local-aws';
 import { injectFault, THROTTLING, INTERNAL_SERVER_ERROR } from '../support/sdk-middleware';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -221,9 +222,7 @@ describe('the environment configures the store', () => {
     Object.assign(process.env, {
       TOOL_HANDLER_APPROVALS_TABLE: tableName,
       AWS_ENDPOINT_URL_DYNAMODB: dynaliteEndpoint(),
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
+      ...LOCAL_AWS_ENV,
     });
     resetSharedDocumentClient();
     let runs = 0;

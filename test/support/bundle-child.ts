@@ -14,6 +14,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { ENV } from '../../lambda/names';
 import { ToolHandler, ToolHandlerProps } from '../../lib';
 import { dynaliteEndpoint } from './dynamo';
+import { LOCAL_AWS_ENV } from './local-aws';
 import { startLambdaHost, type LambdaHost } from './lambda-host';
 
 const REPO = fs.realpathSync(path.join(__dirname, '..', '..'));
@@ -60,13 +61,6 @@ export function synthesizeBundle(props: ToolHandlerProps): SynthesizedBundle {
   };
 }
 
-/** What every function run here gets from "the Lambda runtime": a region, credentials, dynalite. */
-export const LOCAL_AWS_ENV = {
-  AWS_REGION: 'us-east-1',
-  AWS_ACCESS_KEY_ID: 'test',
-  AWS_SECRET_ACCESS_KEY: 'test',
-  AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: '1',
-};
 
 /**
  * Runs the approvals engine and API bundles behind a local Lambda endpoint (named `engine` and `api`)
