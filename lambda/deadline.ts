@@ -43,3 +43,8 @@ export function startDeadline(at: number, invocationEnd: number, timeoutMessage:
     },
   };
 }
+
+/** The deadline of one call given by its numbers, as the public `handleEnvelope` and `ToolExecutor.execute` take it. */
+export function startCallDeadline(at: number, invocationEnd: number, abortOn?: AbortSignal): StartedDeadline {
+  return startDeadline(at, invocationEnd, `The call did not finish within its ${at - Date.now()} ms budget.`, abortOn);
+}

@@ -14,7 +14,7 @@ import { approvalIdFor, callFingerprint } from './ids';
 import { writeAfterRun } from './bounded-write';
 import { markKept, type AlreadyDoneReply, type CallIdentity, type OkReply, type PendingApprovalReply, type Reply } from './reply';
 import { withApprovalArgs } from './reply-bus';
-import { startDeadline, type Deadline } from './deadline';
+import { startCallDeadline, type Deadline } from './deadline';
 import { runTool } from './run-tool';
 import { approvalGone } from './stores/store-errors';
 import { defaultStores, ownerFrom } from './stores/default';
@@ -140,7 +140,7 @@ export class ToolExecutor {
   /** Runs one envelope; resolves to its reply or throws the runtime's errors (errors.ts). */
   async execute(envelope: Envelope, options: ExecuteOptions): Promise<Reply> {
     const { allowed, source, deadline: at, invocationEnd, signal } = options;
-    const deadline = startDeadline(at, invocationEnd, `The call did not finish within its ${at - Date.now()} ms budget.`, signal);
+    const deadline = startCallDeadline(at, invocationEnd, signal);
     try {
       const execution = await this.run(envelope, { allowed, source, deadline });
       if (execution.ok) return execution.reply;
@@ -214,17 +214,16 @@ export class ToolExecutor {
   }
 
   private async requestApproval(tool: Tool<any>, envelope: CallEnvelope): Promise<Reply> {
-    this.requireApprovals(`Tool ${tool.name} requires approval`);
+    const approvals = this.requireApprovals(`Tool ${tool.name} requires approval`);
     const approvalId = approvalIdFor(envelope.runId, envelope.callId);
     try {
-      return await this.createApproval(tool, envelope, approvalId);
+      return await this.createApproval(approvals, tool, envelope, approvalId);
     } catch (error) {
       throw new FailedCall(error, { approvalId });
     }
   }
 
-  private async createApproval(tool: Tool<any>, envelope: CallEnvelope, approvalId: string): Promise<Reply> {
-    const approvals = this.approvals!;
+  private async createApproval(approvals: ApprovalRunner, tool: Tool<any>, envelope: CallEnvelope, approvalId: string): Promise<Reply> {
     const fingerprint = callFingerprint(tool.name, envelope.args);
     const outcome = await approvals.create({
       approvalId,
@@ -255,22 +254,22 @@ export class ToolExecutor {
     const allowed = this.allowedNames(options.allowed);
     // A token of our own: a claim whose answer was lost, tried again, is recognised as ours.
     const claim = await approvals.claim(approvalId, { until: options.deadline.invocationEnd, allowedTools: allowed, token: randomUUID() });
-    if (!claim.record) return this.unclaimable(approvalId, claim.record, allowed);
+    if (!claim.record) throw approvalGone(approvalId);
+    const { record } = claim;
     try {
-      return await this.resumeClaimed(approvals, approvalId, claim, allowed, options);
+      if (!claim.claimed) return this.unclaimable(approvalId, record, allowed);
+      return await this.resumeClaimed(approvals, approvalId, claim, options);
     } catch (error) {
-      throw new FailedCall(error, { tool: claim.record.tool, runId: claim.record.runId, callId: claim.record.callId });
+      throw new FailedCall(error, { tool: record.tool, runId: record.runId, callId: record.callId });
     }
   }
 
   private async resumeClaimed(
     approvals: ApprovalRunner,
     approvalId: string,
-    claim: ClaimOutcome,
-    allowed: ReadonlySet<string>,
+    claim: Extract<ClaimOutcome, { claimed: true }>,
     options: RunOptions,
   ): Promise<Reply> {
-    if (!claim.claimed) return this.unclaimable(approvalId, claim.record, allowed);
     const { record, token } = claim;
     const tool = this.tools.get(record.tool)!;
     let result: unknown;
@@ -300,8 +299,7 @@ export class ToolExecutor {
   }
 
   /** Why a claim failed, in the order the contract checks. */
-  private unclaimable(approvalId: string, record: ApprovalRecord | undefined, allowed: ReadonlySet<string>): Reply {
-    if (!record) throw approvalGone(approvalId);
+  private unclaimable(approvalId: string, record: ApprovalRecord, allowed: ReadonlySet<string>): Reply {
     if (record.owner !== this.owner) {
       throw new ToolUsageError(`Approval ${approvalId} is owned by ${record.owner}, not by ${this.owner}; it cannot be resumed here.`);
     }

@@ -1,4 +1,4 @@
-import { startDeadline, type Deadline } from './deadline';
+import { startCallDeadline, type Deadline } from './deadline';
 import { parseEnvelope } from './envelope';
 import { AdapterError, ToolHandlerError } from './errors';
 import type { ToolExecutor } from './executor';
@@ -42,7 +42,7 @@ export async function handleEnvelope(
   options: HandleEnvelopeOptions = {},
 ): Promise<Reply> {
   const at = options.deadline ?? Date.now() + DEFAULT_DEADLINE_MS;
-  const deadline = startDeadline(at, options.invocationEnd ?? at, `The call did not finish within its ${at - Date.now()} ms budget.`, options.signal);
+  const deadline = startCallDeadline(at, options.invocationEnd ?? at, options.signal);
   try {
     const outcome = await processEnvelope(executor, payload, {
       tools: toSet(options.tools),
