@@ -208,9 +208,8 @@ export class ToolHandler extends Construct {
       new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [service.engine.functionArn] }),
     );
     const key = this.tableKey();
-    for (const fn of [this.lambdaFunction, service.engine, service.api]) key?.grantEncryptDecrypt(fn);
+    for (const fn of [this.lambdaFunction, service.engine, service.api, service.expirer]) key?.grantEncryptDecrypt(fn);
     if (props.replyBus) this.lambdaFunction.addToRolePolicy(putRepliesStatement(props.replyBus));
-    key?.grantEncryptDecrypt(service.expirer);
     let resumeRole: iam.IRole | undefined;
     if (props.autoResume ?? true) {
       resumeRole = new AutoResume(this, 'AutoResume', {
