@@ -55,6 +55,7 @@ const ids = (template: Template) => ({
   api: byPrefix(template, 'AWS::Lambda::Function', 'ToolsApprovalsApi'),
   engineRole: byPrefix(template, 'AWS::IAM::Role', 'ToolsApprovalsEngineRole'),
   apiRole: byPrefix(template, 'AWS::IAM::Role', 'ToolsApprovalsApiRole'),
+  expirerRole: byPrefix(template, 'AWS::IAM::Role', 'ToolsApprovalsExpirerRole'),
   table: Object.keys(template.findResources('AWS::DynamoDB::Table'))[0],
   fn: handlerResource(template, 'AWS::Lambda::Function').id,
   fnRole: handlerResource(template, 'AWS::IAM::Role', { AssumeRolePolicyDocument: { Statement: [{ Principal: { Service: 'lambda.amazonaws.com' } }] } }).id,
@@ -221,8 +222,8 @@ describe('a given table with encryptionKey', () => {
     expect(kmsActionsOn(statementsOfRole(tg, fnRoleOf(tg)), keyArn(tg))).toEqual(expect.arrayContaining(encryptDecrypt));
   });
 
-  test('an imported table: the engine and the API may encrypt and decrypt with the key', () => {
-    for (const role of [ids(tg).engineRole, ids(tg).apiRole]) {
+  test('an imported table: the engine, the API and the expirer may encrypt and decrypt with the key', () => {
+    for (const role of [ids(tg).engineRole, ids(tg).apiRole, ids(tg).expirerRole]) {
       expect(kmsActionsOn(statementsOfRole(tg, role), keyArn(tg))).toEqual(encryptDecrypt);
     }
   });
