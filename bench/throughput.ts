@@ -3,7 +3,7 @@
  * a process of its own (bench/children/throughput.ts), as each would in its own Lambda container:
  * no shared heap, no shared compiled code. The processes take turns a slice of batches at a time,
  * the order rotated every slice, so that all variants see the same machine: this VM's speed swings
- * by 2x within a second, and whole runs seconds apart moved the ratios by ±25%. A round's figure
+ * by up to 2x from one second to the next, and whole runs seconds apart moved the ratios by ±25%. A round's figure
  * for a variant is its calls over the sum of its slices' times; the figure is the median of rounds.
  */
 import { type ChildProcess, fork } from 'node:child_process';
