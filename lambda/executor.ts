@@ -64,6 +64,27 @@ export interface RunOptions {
   readonly allowed?: ReadonlySet<string>;
   readonly source: string;
   readonly deadline: Deadline;
+  /** When the delivery's source delivers it again should it fail. @default - never: leases end with the invocation */
+  readonly redelivery?: Redelivery;
+}
+
+/**
+ * How a delivery's source delivers it again should it fail: the call's lease is held against every
+ * other delivery until then, so a copy arriving meanwhile is answered without running the call (the
+ * holder ran it, runs it, or comes back by itself), while the holder's own redelivery still runs it.
+ */
+export interface Redelivery {
+  /**
+   * Epoch ms before which the source cannot deliver it again.
+   * @default - while the call item lives, when `message` is given
+   */
+  readonly at?: number;
+  /**
+   * The delivery's SQS message (`<source>/<messageId>`): its own redelivery takes the call over as
+   * soon as this invocation has ended, and a copy of it is never acknowledged as held (SQS deletes a
+   * message by its latest receipt). @default - none
+   */
+  readonly message?: string;
 }
 
 /** How one envelope ended, with what became known of the call (for logs and error replies). */
@@ -184,12 +205,17 @@ export class ToolExecutor {
     const begun = await calls.begin(key, {
       fingerprint: callFingerprint(tool.name, envelope.args),
       leaseUntil: options.deadline.invocationEnd,
+      heldUntil: options.redelivery?.at,
+      heldBy: options.redelivery?.message,
     });
     switch (begun.state) {
       case 'done':
         return markKept(begun.reply as Reply);
       case 'in_progress':
         throw new CallInProgress(`Call ${callId} of run ${runId} is running in another invocation; retry later.`);
+      case 'held':
+        // A duplicate copy: the delivery holding the call ran it, runs it, or its source delivers it again.
+        return { status: 'already_done', tool: tool.name, run_id: runId, call_id: callId };
       case 'mismatch':
         throw sameIdsOtherCall(envelope);
     }

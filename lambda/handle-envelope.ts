@@ -1,7 +1,7 @@
 import { startCallDeadline, type Deadline } from './deadline';
 import { parseEnvelope } from './envelope';
 import { AdapterError, ToolHandlerError } from './errors';
-import type { ToolExecutor } from './executor';
+import type { Redelivery, ToolExecutor } from './executor';
 import { logCall } from './log';
 import type { CallIdentity, Reply } from './reply';
 
@@ -26,6 +26,8 @@ export interface ProcessEnvelopeOptions {
   readonly messageId?: string;
   readonly source: string;
   readonly deadline: Deadline;
+  /** When the source delivers the envelope again should it fail. @default - never */
+  readonly redelivery?: Redelivery;
 }
 
 /** How one envelope ended, with what is known of the call. */
@@ -68,7 +70,12 @@ export async function processEnvelope(
   let outcome: EnvelopeOutcome;
   try {
     const envelope = parseEnvelope(payload, { messageId: options.messageId, source });
-    const execution = await executor.run(envelope, { allowed: options.tools, source, deadline: options.deadline });
+    const execution = await executor.run(envelope, {
+      allowed: options.tools,
+      source,
+      deadline: options.deadline,
+      redelivery: options.redelivery,
+    });
     outcome = execution.ok ? execution : { ok: false, error: asToolHandlerError(execution.error), identity: execution.identity };
   } catch (error) {
     outcome = { ok: false, error: asToolHandlerError(error), identity: {} };

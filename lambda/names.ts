@@ -14,7 +14,7 @@ export const ENV = {
   replyBus: 'TOOL_HANDLER_REPLY_BUS',
   /** The approvals engine function (name or ARN); the handler reaches approvals only through it. */
   approvalsEngine: 'TOOL_HANDLER_APPROVALS_ENGINE',
-  /** Who owns the approvals this handler creates and resumes. */
+  /** Who owns the approvals and calls of this handler: its key space in the table (`[A-Za-z0-9_.-]{1,64}`). */
   owner: 'TOOL_HANDLER_OWNER',
   /** The engine's cap on a claim's lifetime: the handler function's timeout, in seconds. */
   claimMaxSeconds: 'TOOL_HANDLER_CLAIM_MAX_S',
@@ -39,9 +39,18 @@ export const APPROVAL_ATTRIBUTES = {
   result: 'result',
   /** Set by the expirer when it marks an undecided approval expired (epoch ms). */
   expiredAt: 'expiredAt',
+  /**
+   * The owner again, present only while the approval is pending: the partition key of the sparse
+   * pending index. The decision and the expiry remove it.
+   */
+  pendingOwner: 'pendingOwner',
 } as const;
 
-/** The approvals table: one string partition key, no sort key, one TTL attribute. */
+/**
+ * The approvals table: one string partition key, no sort key, one TTL attribute, two per-owner
+ * indexes. Every key carries its owner (`approval#<owner>#<id>`, `call#<owner>#...`), so that IAM can
+ * wall owners off from each other by key (`dynamodb:LeadingKeys`).
+ */
 export const TABLE = {
   partitionKey: 'pk',
   /** Epoch seconds: when an approval expires undecided, or a kept reply is no longer kept. */
@@ -54,13 +63,46 @@ export const TABLE = {
   ttlAttribute: 'deleteAt',
   approvalKeyPrefix: 'approval#',
   callKeyPrefix: 'call#',
+  /** Between the owner and the rest of a key; owners never contain it. */
+  ownerSeparator: '#',
   /**
-   * A sparse global secondary index of approval items only (keyed on `approvalId`, which call items
-   * lack): listing approvals scans it, so a reader never needs to scan the table's call items.
+   * A sparse index of pending approvals only, per owner, by expiry (`pendingOwner`, `expiresAt`):
+   * the pending list and the expirer read what is pending, never history.
    */
-  approvalsIndex: 'approvals',
-  approvalsIndexKey: APPROVAL_ATTRIBUTES.approvalId,
+  pendingIndex: 'pendingByOwner',
+  pendingIndexKey: APPROVAL_ATTRIBUTES.pendingOwner,
+  /**
+   * Every approval, per owner, by creation (`owner`, `createdAt`): the other lists, newest first.
+   * Call items carry no `owner`, so they never enter it.
+   */
+  ownerIndex: 'approvalsByOwner',
+  ownerIndexKey: APPROVAL_ATTRIBUTES.owner,
+  ownerIndexSortKey: APPROVAL_ATTRIBUTES.createdAt,
 } as const;
+
+/** A per-owner index of the approvals table: its name and keys (the type `S` string, `N` number). */
+export interface IndexLayout {
+  readonly name: string;
+  readonly partitionKey: { readonly name: string; readonly type: 'S' };
+  readonly sortKey: { readonly name: string; readonly type: 'N' };
+}
+
+/** The table's indexes, each projecting every attribute: what the construct creates and the stores read. */
+export const INDEXES: readonly IndexLayout[] = [
+  {
+    name: TABLE.pendingIndex,
+    partitionKey: { name: TABLE.pendingIndexKey, type: 'S' },
+    sortKey: { name: TABLE.expiresAttribute, type: 'N' },
+  },
+  {
+    name: TABLE.ownerIndex,
+    partitionKey: { name: TABLE.ownerIndexKey, type: 'S' },
+    sortKey: { name: TABLE.ownerIndexSortKey, type: 'N' },
+  },
+];
+
+/** What an owner may look like: it is part of every key and of IAM patterns, so never `#`, `*` or `?`. */
+export const OWNER_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /**
  * Attributes that only the approvals API writes (a decision). The engine never writes them; the
@@ -87,7 +129,18 @@ export const CALL_ATTRIBUTES = {
   fingerprint: 'fingerprint',
   state: 'state',
   leaseToken: 'leaseToken',
+  /** Epoch ms: the end of the invocation that holds the lease; until then the call may be running. */
   leaseUntil: 'leaseUntil',
+  /**
+   * Epoch ms, at or after `leaseUntil`: until then another delivery of the call is a duplicate copy,
+   * answered without running (the holder ran it, runs it, or its source delivers it again).
+   */
+  heldUntil: 'heldUntil',
+  /**
+   * The holding delivery's SQS message (`-` for none): that message's own redelivery takes the call
+   * over once the holder's invocation has ended, whatever `heldUntil` says.
+   */
+  heldBy: 'heldBy',
   reply: 'reply',
 } as const;
 
@@ -95,8 +148,8 @@ export const CALL_ATTRIBUTES = {
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /**
- * The default `owner` of the approvals `toolHandler` creates; resumes accept only approvals of their
- * own owner (`TOOL_HANDLER_OWNER`, which the construct sets when it shares a table).
+ * The owner of a store or executor given none (without the construct, which always sets
+ * `TOOL_HANDLER_OWNER`).
  */
 export const HANDLER_OWNER = 'handler';
 

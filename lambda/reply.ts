@@ -22,9 +22,15 @@ export interface PendingApprovalReply extends ReplyBase {
   readonly expires_at: string;
 }
 
+/**
+ * Another delivery has this: a resume of an approval another delivery claimed (with `approval_id`),
+ * or a duplicate copy of a call whose first delivery ran it or will be delivered again by its source
+ * (without `approval_id`).
+ */
 export interface AlreadyDoneReply extends ReplyBase {
   readonly status: 'already_done';
-  readonly approval_id: string;
+  /** The approval, on a resume. */
+  readonly approval_id?: string;
   /** Present once the claiming run finished and its result was kept. */
   readonly result?: unknown;
 }

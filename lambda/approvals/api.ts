@@ -18,9 +18,16 @@ export type ApprovalsApi = (event: LambdaFunctionURLEvent) => Promise<LambdaFunc
 
 const STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'expired'];
 
+/** C0 and C1 control characters (DEL included): a reason is shown to people on terminals. */
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+
 const decisionSchema = z.strictObject({
   approved: z.boolean(),
-  reason: z.string().max(4096).optional(),
+  reason: z
+    .string()
+    .max(4096)
+    .refine((reason) => !CONTROL_CHARACTERS.test(reason), 'must not hold control characters (U+0000 to U+001F, U+007F to U+009F)')
+    .optional(),
   fingerprint: z.string().min(1).max(256),
 });
 

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { startDeadline, type StartedDeadline } from '../deadline';
-import type { ToolExecutor } from '../executor';
+import type { Redelivery, ToolExecutor } from '../executor';
 import { processEnvelope, type EnvelopeOutcome } from '../handle-envelope';
 import type { ReplyPublisher } from '../reply-bus';
 
@@ -53,12 +53,42 @@ export function startInvocation(settings: HandlerSettings, context: Partial<Cont
 export function runEnvelope(
   invocation: Invocation,
   payload: unknown,
-  delivery: { readonly source: string; readonly messageId?: string },
+  delivery: { readonly source: string; readonly messageId?: string; readonly redelivery?: Redelivery },
 ): Promise<EnvelopeOutcome> {
   return processEnvelope(invocation.executor, payload, {
     tools: invocation.allowed,
     messageId: delivery.messageId,
     source: delivery.source,
     deadline: invocation.deadline,
+    redelivery: delivery.redelivery,
   });
+}
+
+/**
+ * Kept back from Lambda's earliest asynchronous retry when a lease is held until it: clocks differ,
+ * and a crashed call's own retry must find the lease lapsed.
+ */
+export const REDELIVERY_SAFETY_MS = 2000;
+
+/**
+ * Lambda retries a failed asynchronous invocation (an EventBridge rule's) after one minute at the
+ * soonest ("How Lambda handles errors and retries with asynchronous invocation").
+ */
+export const ASYNC_RETRY_DELAY_MS = 60_000;
+
+/**
+ * An SQS record is delivered again as the same message (its id), and only that: the lease holds
+ * against every other delivery of the call while the call item lives, and the message's own
+ * redelivery takes it over once this invocation has ended (`Redelivery.message`).
+ */
+export function sqsRedelivery(source: string, messageId: string): Redelivery {
+  return { message: `${source}/${messageId}` };
+}
+
+/**
+ * Lambda retries an asynchronous invocation as a new invocation of the same event, not as the same
+ * message, so the lease holds only until that retry could come.
+ */
+export function asyncRetry(invocation: Invocation): Redelivery {
+  return { at: invocation.deadline.invocationEnd + ASYNC_RETRY_DELAY_MS - REDELIVERY_SAFETY_MS };
 }

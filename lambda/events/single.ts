@@ -1,8 +1,9 @@
 import type { EventBridgeEvent } from 'aws-lambda';
 import { AdapterError, ToolTimeout, ToolUsageError } from '../errors';
 import { isJsonObject } from '../json';
+import type { Redelivery } from '../executor';
 import type { Reply } from '../reply';
-import { runEnvelope, type Invocation } from './invocation';
+import { asyncRetry, runEnvelope, type Invocation } from './invocation';
 import { settle } from './settle';
 
 export type ToolCallEvent = EventBridgeEvent<string, unknown>;
@@ -27,7 +28,7 @@ export async function handleEventBridgeEvent(event: ToolCallEvent, invocation: I
       );
     }
   }
-  return handleOne(event.detail, event.id, `events:${event.source}`, invocation);
+  return handleOne(event.detail, event.id, `events:${event.source}`, invocation, asyncRetry(invocation));
 }
 
 /** Anything else is a direct invoke: the event is the envelope. */
@@ -35,11 +36,17 @@ export function handleDirectInvoke(event: unknown, requestId: string | undefined
   return handleOne(event, requestId, 'lambda', invocation);
 }
 
-async function handleOne(payload: unknown, messageId: string | undefined, source: string, invocation: Invocation): Promise<Reply> {
+async function handleOne(
+  payload: unknown,
+  messageId: string | undefined,
+  source: string,
+  invocation: Invocation,
+  redelivery?: Redelivery,
+): Promise<Reply> {
   if (invocation.budgetMs <= 0) {
     throw new ToolTimeout(`No time left to run the call: the deadline budget is ${invocation.budgetMs} ms.`);
   }
-  const outcome = await runEnvelope(invocation, payload, { source, messageId });
+  const outcome = await runEnvelope(invocation, payload, { source, messageId, redelivery });
   const delivered = await settle(outcome, invocation.replies);
   if (!outcome.ok) throw outcome.error;
   if (!delivered) {

@@ -1,7 +1,7 @@
 import type { SQSBatchResponse } from 'aws-lambda';
 import { refusedDelivery, type EnvelopeOutcome } from '../handle-envelope';
 import { logWarning } from '../log';
-import { runEnvelope, type Invocation } from './invocation';
+import { runEnvelope, sqsRedelivery, type Invocation } from './invocation';
 import { forEachBounded } from './pool';
 import { settle } from './settle';
 import { isFifoBatch, messageGroupOf, recordProblem, type ReceivedSqsRecord } from './sqs-records';
@@ -59,7 +59,8 @@ function handleRecord(record: ReceivedSqsRecord, invocation: Invocation): Promis
   const messageId = record.messageId as string;
   const problem = recordProblem(record);
   if (problem) return Promise.resolve(refusedDelivery(problem, { messageId, source: 'sqs' }));
-  return runEnvelope(invocation, record.body, { source: `sqs:${record.eventSourceARN as string}`, messageId });
+  const source = `sqs:${record.eventSourceARN as string}`;
+  return runEnvelope(invocation, record.body, { source, messageId, redelivery: sqsRedelivery(source, messageId) });
 }
 
 /** Waits for `work`, but not past `epochMs`. */

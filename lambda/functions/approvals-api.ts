@@ -6,10 +6,11 @@ import { approvalsApi } from '../approvals/api';
 import { configError } from '../errors';
 import { ENV } from '../names';
 import { DynamoApprovalStore } from '../stores/dynamo';
+import { ownerFrom } from '../stores/default';
 
 const tableName = process.env[ENV.approvalsTable]?.trim();
 if (!tableName) throw configError(`the approvals API needs ${ENV.approvalsTable} to be set.`);
 
 export const handler = approvalsApi({
-  store: new DynamoApprovalStore({ tableName, owner: process.env[ENV.owner]?.trim() || undefined }),
+  store: new DynamoApprovalStore({ tableName, owner: ownerFrom() }),
 });

@@ -7,6 +7,7 @@ import { readAllowlist, readSeconds } from '../config';
 import { configError } from '../errors';
 import { ENV } from '../names';
 import { DynamoApprovalStore } from '../stores/dynamo';
+import { ownerFrom } from '../stores/default';
 
 function required(name: string): string {
   const value = process.env[name]?.trim();
@@ -20,7 +21,7 @@ const claimMaxSeconds = readSeconds(ENV.claimMaxSeconds, { allowZero: false }) ?
 export const handler = approvalsEngine({
   store: new DynamoApprovalStore({
     tableName: required(ENV.approvalsTable),
-    owner: process.env[ENV.owner]?.trim() || undefined,
+    owner: ownerFrom(),
     ...(ttlSeconds === undefined ? {} : { ttlSeconds }),
   }),
   allowed: readAllowlist() ?? new Set(),

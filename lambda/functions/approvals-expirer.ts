@@ -7,12 +7,13 @@ import { configError } from '../errors';
 import { ENV } from '../names';
 import { EventBridgeReplyPublisher } from '../reply-bus';
 import { DynamoApprovalStore } from '../stores/dynamo';
+import { ownerFrom } from '../stores/default';
 
 const tableName = process.env[ENV.approvalsTable]?.trim();
 if (!tableName) throw configError(`the approvals expirer needs ${ENV.approvalsTable} to be set.`);
 const busName = process.env[ENV.replyBus]?.trim();
 
 export const handler = approvalsExpirer({
-  store: new DynamoApprovalStore({ tableName, owner: process.env[ENV.owner]?.trim() || undefined }),
+  store: new DynamoApprovalStore({ tableName, owner: ownerFrom() }),
   bus: busName ? new EventBridgeReplyPublisher({ busName }) : undefined,
 });

@@ -33,11 +33,18 @@ const MAX_IN_OPERANDS = 100;
 
 /**
  * One upsert that sets each attribute only where absent: creates, or returns the approval as it
- * stands. An existing approval's tool, args, fingerprint and owner are never changed.
+ * stands. An existing approval's tool, args, fingerprint and owner are never changed. A decided or
+ * expired approval refuses the upsert (its `pendingOwner` is gone and must stay gone, or it would
+ * be listed as pending again) and is read instead: a second round trip, only for such a redelivery.
  */
 export async function createApproval(table: TableContext, input: CreateApprovalInput): Promise<CreateApprovalOutcome> {
+  if (input.owner !== undefined && input.owner !== table.owner) {
+    throw new ToolUsageError(
+      `This store keeps the approvals of owner ${table.owner} only (its key space), got an approval for owner ${input.owner}.`,
+    );
+  }
   const now = table.now();
-  const Key = approvalKey(input.approvalId);
+  const Key = approvalKey(table.owner, input.approvalId);
   const argsJson = JSON.stringify(input.args);
   const fields: Record<string, string | number> = {
     [A.kind]: ITEM_KIND.approval,
@@ -47,7 +54,8 @@ export async function createApproval(table: TableContext, input: CreateApprovalI
     [A.fingerprint]: input.fingerprint,
     [A.runId]: input.runId,
     [A.callId]: input.callId,
-    [A.owner]: input.owner ?? table.owner,
+    [A.owner]: table.owner,
+    [A.pendingOwner]: table.owner,
     [A.createdAt]: now,
     [TABLE.expiresAttribute]: ttlSeconds(now + table.ttlMs),
     [TABLE.ttlAttribute]: ttlSeconds(now + table.ttlMs + APPROVAL_DELETE_GRACE_MS),
@@ -56,12 +64,16 @@ export async function createApproval(table: TableContext, input: CreateApprovalI
     throw argsTooLarge(utf8Bytes(argsJson));
   }
 
-  const outcome = await upsertIfAbsent(table, 'create', Key, fields);
-  if (!outcome.ok) {
-    if (outcome.refusal === 'too_large') throw argsTooLarge(utf8Bytes(argsJson));
-    throw storeUnavailable('create', new Error('unexpected refusal of an unconditional upsert'));
-  }
-  const old = outcome.value;
+  const outcome = await upsertIfAbsent(
+    table,
+    'create',
+    Key,
+    fields,
+    (e) => `${e.absent(TABLE.partitionKey)} OR ${e.exists(A.pendingOwner)}`,
+  );
+  if (!outcome.ok && outcome.refusal === 'too_large') throw argsTooLarge(utf8Bytes(argsJson));
+  const old = outcome.ok ? outcome.value : await readItem(table, input.approvalId, 'create');
+  if (!outcome.ok && !old) throw storeUnavailable('create', new Error('the approval vanished between the write and the read'));
   if (!old) {
     return { created: true, record: toApprovalRecord({ ...Key, ...fields }, now) };
   }
@@ -86,16 +98,18 @@ export async function readApproval(table: TableContext, approvalId: string, oper
 
 async function readItem(table: TableContext, approvalId: string, operation = 'get'): Promise<Item | undefined> {
   const output = await read(operation, () =>
-    table.client().send(new GetCommand({ TableName: table.tableName, Key: approvalKey(approvalId), ConsistentRead: true })),
+    table.client().send(new GetCommand({ TableName: table.tableName, Key: approvalKey(table.owner, approvalId), ConsistentRead: true })),
   );
   return output.Item;
 }
 
 /**
  * One conditional update that succeeds only on an approved, unfinished, unexpired approval of the
- * store's owner, unclaimed or claimed with this very token, whose `fingerprint` equals the
- * decision's `decidedFingerprint`, and whose tool may run. A refused claim reads the record once:
- * if it holds our token (the claim's answer was lost and the SDK's retry was refused), it is ours.
+ * store's owner, unclaimed (or lapsed), whose `fingerprint` equals the decision's
+ * `decidedFingerprint`, and whose tool may run. A refused claim reads the record once: if it holds
+ * our token, live (the claim's answer was lost and the SDK's retry was refused), it is ours, as it
+ * stands: taking a claim again with the same token never extends it, so no caller can hold an
+ * approval past its first claim's `until`.
  */
 export async function claimApproval(table: TableContext, approvalId: string, input: ClaimInput): Promise<ClaimOutcome> {
   const allowed = input.allowedTools;
@@ -110,8 +124,7 @@ export async function claimApproval(table: TableContext, approvalId: string, inp
     e.equals(D.decision, DECISION.approved),
     `${e.name(D.decidedFingerprint)} = ${e.name(A.fingerprint)}`,
     e.absent(A.completedAt),
-    // Unclaimed, lapsed, or already ours (a retry of this claim, whose first answer was lost).
-    `(${e.absent(A.claimedUntil)} OR ${e.name(A.claimedUntil)} <= ${e.value(now)} OR ${e.equals(A.claimToken, token)})`,
+    `(${e.absent(A.claimedUntil)} OR ${e.name(A.claimedUntil)} <= ${e.value(now)})`,
   ];
   const toolsInCondition = allowed !== undefined && allowed.size <= MAX_IN_OPERANDS;
   if (toolsInCondition) {
@@ -122,7 +135,7 @@ export async function claimApproval(table: TableContext, approvalId: string, inp
     table.client().send(
       new UpdateCommand({
         TableName: table.tableName,
-        Key: approvalKey(approvalId),
+        Key: approvalKey(table.owner, approvalId),
         UpdateExpression: update,
         ConditionExpression: condition.join(' AND '),
         ReturnValues: 'ALL_NEW',
@@ -186,7 +199,7 @@ export async function releaseApproval(table: TableContext, approvalId: string, t
     table.client().send(
       new UpdateCommand({
         TableName: table.tableName,
-        Key: approvalKey(approvalId),
+        Key: approvalKey(table.owner, approvalId),
         UpdateExpression: `REMOVE ${e.name(A.claimedUntil)}, ${e.name(A.claimToken)}`,
         ConditionExpression: `${e.equals(A.claimToken, token)} AND ${e.absent(A.completedAt)}`,
         ...e.params(),
@@ -210,7 +223,7 @@ export async function completeApproval(
   const json = JSON.stringify(result) ?? 'null';
   const resultBytes = utf8Bytes(json);
   // Only a result that cannot fit whatever the args skips the attempt; DynamoDB judges the rest.
-  if (resultBytes + itemBytes(approvalKey(approvalId)) + 256 <= MAX_ITEM_BYTES) {
+  if (resultBytes + itemBytes(approvalKey(table.owner, approvalId)) + 256 <= MAX_ITEM_BYTES) {
     const outcome = await writeCompletion(table, approvalId, token, json);
     if (outcome.ok || outcome.refusal === 'condition') return;
   }
@@ -233,7 +246,7 @@ function writeCompletion(table: TableContext, approvalId: string, token: string,
     table.client().send(
       new UpdateCommand({
         TableName: table.tableName,
-        Key: approvalKey(approvalId),
+        Key: approvalKey(table.owner, approvalId),
         UpdateExpression: `SET ${sets.join(', ')} REMOVE ${e.name(A.claimedUntil)}`,
         ConditionExpression: `${e.equals(A.claimToken, token)} AND ${e.absent(A.completedAt)}`,
         ...e.params(),

@@ -1,8 +1,8 @@
 /**
- * Duplicate-call suppression on the table: one call item per (run_id, call_id).
+ * Duplicate-call suppression on the table: one call item per (owner, run_id, call_id).
  *
- * A call item always holds `kind`, `fingerprint`, `state`, `leaseToken`, `leaseUntil` and
- * `expiresAt` (`finish` keeps the lease attributes and sets `state` to `done`), so `begin`'s upsert,
+ * A call item always holds `kind`, `fingerprint`, `state`, `leaseToken`, `leaseUntil`, `heldUntil`,
+ * `heldBy` and `expiresAt` (`finish` keeps the lease attributes and sets `state` to `done`), so `begin`'s upsert,
  * which sets each of those only where absent, changes nothing on an existing item and returns it:
  * one round trip tells a new call from a finished, running or mismatched one.
  */
@@ -23,18 +23,25 @@ import {
   utf8Bytes,
 } from './dynamo-items';
 import { type TableContext, upsertIfAbsent, write } from './dynamo-table';
+import { heldUntil, leaseAnswer, type Lease } from './lease';
 import type { BeginInput, BeginOutcome, CallKey } from './types';
+
+/** `heldBy` of a lease whose holder's copies may all be answered as held (not an SQS message). */
+const NO_MESSAGE = '-';
 
 export async function beginCall(table: TableContext, key: CallKey, input: BeginInput): Promise<BeginOutcome> {
   const now = table.now();
   const token = randomUUID();
-  const Key = callKey(key);
+  const Key = callKey(table.owner, key);
   const fields: Record<string, string | number> = {
     [C.kind]: ITEM_KIND.call,
     [C.fingerprint]: input.fingerprint,
     [C.state]: CALL_STATE.running,
     [C.leaseToken]: token,
     [C.leaseUntil]: input.leaseUntil,
+    [C.heldUntil]: heldUntil(input, now + table.ttlMs),
+    // Always present, so that the upsert never sets it on an existing item (another delivery's).
+    [C.heldBy]: input.heldBy ?? NO_MESSAGE,
     [TABLE.expiresAttribute]: ttlSeconds(now + table.ttlMs),
     [TABLE.ttlAttribute]: ttlSeconds(now + table.ttlMs),
   };
@@ -48,8 +55,8 @@ export async function beginCall(table: TableContext, key: CallKey, input: BeginI
   if (!isExpired(old, now)) {
     if (old[C.fingerprint] !== input.fingerprint) return { state: 'mismatch' };
     if (old[C.state] === CALL_STATE.done) return { state: 'done', reply: parseReply(old[C.reply]) };
-    const leaseUntil = old[C.leaseUntil];
-    if (typeof leaseUntil === 'number' && leaseUntil > now) return { state: 'in_progress' };
+    const answer = leaseAnswer(leaseOf(old), input, now);
+    if (answer) return { state: answer };
   }
 
   // A lapsed lease or an expired item: take it over, only if nobody changed it since we saw it.
@@ -75,13 +82,24 @@ export async function beginCall(table: TableContext, key: CallKey, input: BeginI
   return second.ok ? { state: 'started', token } : { state: 'in_progress' };
 }
 
+/** The lease an existing call item holds (absent attributes: an item of an earlier version). */
+function leaseOf(item: Record<string, unknown>): Lease {
+  const leaseUntil = typeof item[C.leaseUntil] === 'number' ? (item[C.leaseUntil] as number) : 0;
+  const heldBy = item[C.heldBy];
+  return {
+    leaseUntil,
+    heldUntil: typeof item[C.heldUntil] === 'number' ? (item[C.heldUntil] as number) : leaseUntil,
+    ...(typeof heldBy === 'string' && heldBy !== NO_MESSAGE ? { heldBy } : {}),
+  };
+}
+
 /** The item holds the running lease that `token` took: a write of ours whose answer was lost. */
 function isOwnLease(item: Record<string, unknown>, token: string): boolean {
   return item[C.leaseToken] === token && item[C.state] === CALL_STATE.running;
 }
 
 export async function finishCall(table: TableContext, key: CallKey, token: string, reply: unknown): Promise<void> {
-  const Key = callKey(key);
+  const Key = callKey(table.owner, key);
   const full = JSON.stringify(reply) ?? 'null';
   const room = MAX_ITEM_BYTES - callItemOverheadBytes(Key);
   if (utf8Bytes(full) <= room) {
@@ -98,7 +116,7 @@ export async function abandonCall(table: TableContext, key: CallKey, token: stri
     table.client().send(
       new DeleteCommand({
         TableName: table.tableName,
-        Key: callKey(key),
+        Key: callKey(table.owner, key),
         ConditionExpression: `${condition.equals(C.leaseToken, token)} AND ${condition.equals(C.state, CALL_STATE.running)}`,
         ...condition.params(),
       }),

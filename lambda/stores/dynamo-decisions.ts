@@ -2,14 +2,14 @@
  * The approvers' and operators' side of approvals: `decide` (the only writer of the decision
  * attributes) and listing. The approvals API runs these; the handler and the engine call neither.
  */
-import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ToolUsageError } from '../errors';
 import { callFingerprint } from '../ids';
 import { APPROVAL_ATTRIBUTES as A, DECISION, DECISION_ATTRIBUTES as D, TABLE } from '../names';
 import { approvalMissing, decisionRefused, unknownPosition } from './store-errors';
 import { readApproval } from './dynamo-approvals';
 import { Expression } from './dynamo-expression';
-import { approvalKey, type Item, MAX_DECISION_TEXT_BYTES, nowInSeconds, toApprovalRecord, utf8Bytes } from './dynamo-items';
+import { approvalKey, approvalKeyPrefix, type Item, MAX_DECISION_TEXT_BYTES, nowInSeconds, toApprovalRecord, utf8Bytes } from './dynamo-items';
 import { read, type TableContext, write } from './dynamo-table';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './options';
 import type { ApprovalRecord, ApprovalStatus, DecideInput, ListApprovalsInput, ListPage, ListPageInput } from './types';
@@ -50,8 +50,9 @@ export async function decideApproval(table: TableContext, approvalId: string, de
     table.client().send(
       new UpdateCommand({
         TableName: table.tableName,
-        Key: approvalKey(approvalId),
-        UpdateExpression: `SET ${sets.join(', ')}`,
+        Key: approvalKey(table.owner, approvalId),
+        // Out of the pending index: a decided approval is no longer pending.
+        UpdateExpression: `SET ${sets.join(', ')} REMOVE ${e.name(A.pendingOwner)}`,
         ConditionExpression: condition.join(' AND '),
         ReturnValues: 'ALL_NEW',
         ...e.params(),
@@ -94,24 +95,31 @@ export async function listApprovals(table: TableContext, input?: ListApprovalsIn
 }
 
 /**
- * One page of a Scan of the sparse approvals index (approval items only, so that listing never
- * reads a call item), eventually consistent as every index read is. `next` is the index position,
- * opaque to callers.
+ * One page of the owner's approvals, read through a per-owner index (eventually consistent, as every
+ * index read is), never a Scan: `pending` from the sparse pending index (only live pending
+ * approvals, soonest expiry first), anything else from the owner's index of every approval, newest
+ * first (a decided or expired status filters that index). `next` is the index position, opaque to
+ * callers, and only ever a position in this owner's partition of the index it came from.
  */
 export async function listPage(table: TableContext, input: ListPageInput = {}): Promise<ListPage> {
   const limit = input.limit ?? DEFAULT_PAGE_LIMIT;
-  const start = decodeNext(input.next);
   const now = table.now();
+  const pending = input.status === 'pending';
+  const index = pending ? PENDING_INDEX : OWNER_INDEX;
+  const start = decodeNext(input.next, index, table.owner);
   const e = new Expression();
-  const filter = [`begins_with(${e.name(TABLE.partitionKey)}, ${e.value(TABLE.approvalKeyPrefix)})`];
-  const status = statusFilter(e, input.status, nowInSeconds(now));
-  if (status) filter.push(status);
+  const keyCondition = pending
+    ? `${e.equals(index.partitionKey, table.owner)} AND ${e.name(index.sortKey)} > ${e.value(nowInSeconds(now))}`
+    : e.equals(index.partitionKey, table.owner);
+  const filter = pending ? undefined : statusFilter(e, input.status, nowInSeconds(now));
   const page = await read('list', () =>
     table.client().send(
-      new ScanCommand({
+      new QueryCommand({
         TableName: table.tableName,
-        IndexName: TABLE.approvalsIndex,
-        FilterExpression: filter.join(' AND '),
+        IndexName: index.name,
+        KeyConditionExpression: keyCondition,
+        ...(filter ? { FilterExpression: filter } : {}),
+        ScanIndexForward: pending,
         Limit: limit,
         ExclusiveStartKey: start,
         ...e.params(),
@@ -122,12 +130,21 @@ export async function listPage(table: TableContext, input: ListPageInput = {}): 
   return { records, ...(page.LastEvaluatedKey ? { next: encodeNext(page.LastEvaluatedKey) } : {}) };
 }
 
+/** An index the lists read, and the key attributes of its positions. */
+interface ListIndex {
+  readonly name: string;
+  readonly partitionKey: string;
+  readonly sortKey: string;
+}
+
+const PENDING_INDEX: ListIndex = { name: TABLE.pendingIndex, partitionKey: TABLE.pendingIndexKey, sortKey: TABLE.expiresAttribute };
+const OWNER_INDEX: ListIndex = { name: TABLE.ownerIndex, partitionKey: TABLE.ownerIndexKey, sortKey: TABLE.ownerIndexSortKey };
+
 function statusFilter(e: Expression, status: ApprovalStatus | undefined, nowSeconds: number): string | undefined {
   switch (status) {
     case undefined:
-      return undefined;
     case 'pending':
-      return `${e.absent(D.decision)} AND ${e.absent(A.expiredAt)} AND ${e.name(TABLE.expiresAttribute)} > ${e.value(nowSeconds)}`;
+      return undefined;
     case 'expired':
       return `${e.absent(D.decision)} AND (${e.exists(A.expiredAt)} OR ${e.name(TABLE.expiresAttribute)} <= ${e.value(nowSeconds)})`;
     case 'approved':
@@ -142,16 +159,30 @@ function encodeNext(key: Record<string, unknown>): string {
   return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
 }
 
-function decodeNext(next: string | undefined): Record<string, unknown> | undefined {
+/**
+ * A position this list gave: exactly the index's key attributes (the table's `pk`, the index's
+ * partition and sort keys), in this owner's partition, with this owner's item key. Anything else is
+ * refused before DynamoDB sees it.
+ */
+function decodeNext(next: string | undefined, index: ListIndex, owner: string): Record<string, unknown> | undefined {
   if (next === undefined) return undefined;
+  let key: unknown;
   try {
-    const key = JSON.parse(Buffer.from(next, 'base64url').toString('utf8')) as unknown;
-    if (typeof key === 'object' && key !== null && !Array.isArray(key)) {
-      const values = Object.values(key);
-      if (values.length > 0 && values.every((value) => typeof value === 'string')) return key as Record<string, unknown>;
-    }
+    key = JSON.parse(Buffer.from(next, 'base64url').toString('utf8'));
   } catch {
-    // falls through to the error below
+    throw unknownPosition(next);
   }
-  throw unknownPosition(next);
+  const fields = typeof key === 'object' && key !== null && !Array.isArray(key) ? (key as Record<string, unknown>) : undefined;
+  const names = fields ? Object.keys(fields).sort() : [];
+  const expected = [TABLE.partitionKey, index.partitionKey, index.sortKey].sort();
+  const valid =
+    fields !== undefined &&
+    names.length === expected.length &&
+    names.every((name, i) => name === expected[i]) &&
+    fields[index.partitionKey] === owner &&
+    typeof fields[TABLE.partitionKey] === 'string' &&
+    (fields[TABLE.partitionKey] as string).startsWith(approvalKeyPrefix(owner)) &&
+    typeof fields[index.sortKey] === 'number';
+  if (!valid) throw unknownPosition(next);
+  return fields;
 }

@@ -1,9 +1,10 @@
 /**
  * Expiry: undecided approvals past `expiresAt` are marked `expired` with one conditional write
- * each (`expiredAt`, never a decision attribute), so that deciding them is refused and the expirer
- * announces each exactly when it marked it.
+ * each (`expiredAt`, never a decision attribute; out of the pending index), so that deciding them is
+ * refused and the expirer announces each exactly when it marked it. Due approvals are found by a
+ * Query of the owner's pending index up to now: it reads what is due, nothing else.
  */
-import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { APPROVAL_ATTRIBUTES as A, DECISION_ATTRIBUTES as D, TABLE } from '../names';
 import { Expression } from './dynamo-expression';
 import { approvalKey, type Item, nowInSeconds, toApprovalRecord } from './dynamo-items';
@@ -19,15 +20,10 @@ export async function expireDue(table: TableContext): Promise<ApprovalRecord[]> 
     const e = new Expression();
     const page = await read('expire', () =>
       table.client().send(
-        new ScanCommand({
+        new QueryCommand({
           TableName: table.tableName,
-          IndexName: TABLE.approvalsIndex,
-          FilterExpression: [
-            e.absent(D.decision),
-            e.absent(A.expiredAt),
-            e.equals(A.owner, table.owner),
-            `${e.name(TABLE.expiresAttribute)} <= ${e.value(nowInSeconds(now))}`,
-          ].join(' AND '),
+          IndexName: TABLE.pendingIndex,
+          KeyConditionExpression: `${e.equals(TABLE.pendingIndexKey, table.owner)} AND ${e.name(TABLE.expiresAttribute)} <= ${e.value(nowInSeconds(now))}`,
           ExclusiveStartKey: start,
           ...e.params(),
         }),
@@ -50,8 +46,8 @@ async function markExpired(table: TableContext, approvalId: string): Promise<App
     table.client().send(
       new UpdateCommand({
         TableName: table.tableName,
-        Key: approvalKey(approvalId),
-        UpdateExpression: `SET ${e.equals(A.expiredAt, now)}`,
+        Key: approvalKey(table.owner, approvalId),
+        UpdateExpression: `SET ${e.equals(A.expiredAt, now)} REMOVE ${e.name(A.pendingOwner)}`,
         ConditionExpression: [
           e.exists(TABLE.partitionKey),
           e.absent(D.decision),

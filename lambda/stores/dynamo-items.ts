@@ -15,8 +15,19 @@ export const ITEM_KIND = { approval: 'approval', call: 'call' } as const;
 /** Values of a call item's `state` attribute. */
 export const CALL_STATE = { running: 'running', done: 'done' } as const;
 
-export function approvalKey(approvalId: string): Record<string, string> {
-  return { [TABLE.partitionKey]: TABLE.approvalKeyPrefix + approvalId };
+/** `approval#<owner>#<approval_id>`: the approval id is owner-free, the key is the owner's. */
+export function approvalKey(owner: string, approvalId: string): Record<string, string> {
+  return { [TABLE.partitionKey]: approvalKeyPrefix(owner) + approvalId };
+}
+
+/** Every approval key of `owner` starts with this. */
+export function approvalKeyPrefix(owner: string): string {
+  return TABLE.approvalKeyPrefix + owner + TABLE.ownerSeparator;
+}
+
+/** Every call key of `owner` starts with this. */
+export function callKeyPrefix(owner: string): string {
+  return TABLE.callKeyPrefix + owner + TABLE.ownerSeparator;
 }
 
 /** DynamoDB's limit on a partition key value (and on a GSI's), in UTF-8 bytes. */
@@ -26,18 +37,19 @@ export const MAX_PARTITION_KEY_BYTES = 2048;
 const HASHED_CALL_KEY_MARK = '~';
 
 /**
- * `call#["<runId>","<callId>"]`: unambiguous whatever characters the ids hold. Ids of up to 256
- * code points may make that longer than DynamoDB's 2,048-byte key limit; such a key is
- * `call#~` + base64url(sha256(the same JSON)) instead, which no plain key can equal and no two
- * calls share (short of a SHA-256 collision).
+ * `call#<owner>#["<runId>","<callId>"]`: unambiguous whatever characters the ids hold. Ids of up to
+ * 256 code points may make that longer than DynamoDB's 2,048-byte key limit; such a key is
+ * `call#<owner>#~` + base64url(sha256(the same JSON)) instead, which no plain key can equal and no
+ * two calls share (short of a SHA-256 collision).
  */
-export function callKey(key: CallKey): Record<string, string> {
+export function callKey(owner: string, key: CallKey): Record<string, string> {
   const json = JSON.stringify([key.runId, key.callId]);
-  const plain = TABLE.callKeyPrefix + json;
+  const prefix = callKeyPrefix(owner);
+  const plain = prefix + json;
   const value =
     utf8Bytes(plain) <= MAX_PARTITION_KEY_BYTES
       ? plain
-      : TABLE.callKeyPrefix + HASHED_CALL_KEY_MARK + createHash('sha256').update(json).digest('base64url');
+      : prefix + HASHED_CALL_KEY_MARK + createHash('sha256').update(json).digest('base64url');
   return { [TABLE.partitionKey]: value };
 }
 

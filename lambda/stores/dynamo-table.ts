@@ -124,22 +124,26 @@ function refusalOf(error: unknown): WriteRefusal | undefined {
 /**
  * One UpdateItem that sets each of `fields` only where the item lacks it, and returns the item as
  * it was before (`undefined` when this write created it): creates if absent, else changes nothing
- * and tells what is there, in a single round trip and without a read-then-write race.
+ * and tells what is there, in a single round trip and without a read-then-write race. `condition`,
+ * when given, must also hold for an existing item (a refusal comes back as `condition`).
  */
 export async function upsertIfAbsent(
   table: TableContext,
   operation: string,
   key: Item,
   fields: Record<string, string | number>,
+  condition?: (e: Expression) => string,
 ): Promise<WriteOutcome<Item | undefined>> {
   const e = new Expression();
   const sets = Object.entries(fields).map(([attribute, value]) => e.setIfAbsent(attribute, value));
+  const conditionExpression = condition?.(e);
   const outcome = await write(operation, () =>
     table.client().send(
       new UpdateCommand({
         TableName: table.tableName,
         Key: key,
         UpdateExpression: `SET ${sets.join(', ')}`,
+        ...(conditionExpression === undefined ? {} : { ConditionExpression: conditionExpression }),
         ReturnValues: 'ALL_OLD',
         ...e.params(),
       }),

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { heldUntil, leaseAnswer } from './lease';
 import { callFingerprint } from '../ids';
 import { approvalMissing, callApprovalExpired, decisionRefused, unknownPosition } from './store-errors';
 import { DEFAULT_PAGE_LIMIT, resolveStoreOptions, StoreOptions } from './options';
@@ -29,6 +30,8 @@ interface StoredCall {
   expiresAt: number;
   leaseToken?: string;
   leaseUntil?: number;
+  heldUntil?: number;
+  heldBy?: string;
   reply?: unknown;
 }
 
@@ -121,7 +124,8 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
     const stored = this.live(approvalId);
     const record = stored?.record;
     const token = input.token ?? randomUUID();
-    const ours = stored?.claimToken === token && record?.completedAt === undefined;
+    // Our own live claim (a retry whose first answer was lost) is ours as it stands: never extended.
+    const ours = stored?.claimToken === token && record?.completedAt === undefined && (record?.claimedUntil ?? 0) > this.now();
     const claimable =
       record !== undefined &&
       record.owner === this.owner &&
@@ -132,6 +136,7 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
       (record.claimedUntil === undefined || record.claimedUntil <= this.now() || ours) &&
       (input.allowedTools === undefined || input.allowedTools.has(record.tool));
     if (!stored || !claimable) return { claimed: false, record };
+    if (ours) return { claimed: true, record, token };
     stored.claimToken = token;
     stored.record = { ...stored.record, claimedUntil: input.until };
     return { claimed: true, record: stored.record, token };
@@ -193,7 +198,9 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
     if (existing && existing.expiresAt > now) {
       if (existing.fingerprint !== input.fingerprint) return { state: 'mismatch' };
       if (existing.leaseToken === undefined) return { state: 'done', reply: structuredClone(existing.reply) };
-      if ((existing.leaseUntil ?? 0) > now) return { state: 'in_progress' };
+      const leaseUntil = existing.leaseUntil ?? 0;
+      const answer = leaseAnswer({ leaseUntil, heldUntil: existing.heldUntil ?? leaseUntil, heldBy: existing.heldBy }, input, now);
+      if (answer) return { state: answer };
     }
     const token = randomUUID();
     this.calls.set(id, {
@@ -201,6 +208,8 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
       expiresAt: now + this.ttlMs,
       leaseToken: token,
       leaseUntil: input.leaseUntil,
+      heldUntil: heldUntil(input, now + this.ttlMs),
+      heldBy: input.heldBy,
     });
     return { state: 'started', token };
   }

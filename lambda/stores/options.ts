@@ -1,10 +1,12 @@
 import { configError } from '../errors';
-import { HANDLER_OWNER } from '../names';
+import { HANDLER_OWNER, OWNER_PATTERN } from '../names';
 
 /** Options both built-in stores share. */
 export interface StoreOptions {
   /**
-   * The owner of the approvals this store creates; it claims only approvals of this owner.
+   * Whose approvals and calls this store keeps: 1 to 64 characters of `A-Z a-z 0-9 _ . -`. The
+   * DynamoDB store keeps them under keys of this owner (`approval#<owner>#...`), so it never sees
+   * another owner's; the memory store keeps every owner's in one map and claims only this owner's.
    * @default 'handler'
    */
   readonly owner?: string;
@@ -26,8 +28,8 @@ export function resolveStoreOptions(options: StoreOptions | undefined): Required
     throw configError(`approval store \`ttlSeconds\` must be a positive number of seconds, got: ${ttlSeconds}.`);
   }
   const owner = options?.owner ?? HANDLER_OWNER;
-  if (typeof owner !== 'string' || owner.length === 0) {
-    throw configError(`approval store \`owner\` must be a non-empty string, got: ${JSON.stringify(owner)}.`);
+  if (typeof owner !== 'string' || !OWNER_PATTERN.test(owner)) {
+    throw configError(`approval store \`owner\` must be 1 to 64 characters of A-Z a-z 0-9 _ . -, got: ${JSON.stringify(owner)}.`);
   }
   return { ttlSeconds, now: options?.now ?? Date.now, owner };
 }

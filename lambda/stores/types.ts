@@ -154,8 +154,14 @@ export type BeginOutcome =
   | { readonly state: 'started'; readonly token: string }
   /** A finished call: its kept reply (JSON). */
   | { readonly state: 'done'; readonly reply: unknown }
-  /** Another invocation holds a live lease. */
+  /** Another invocation holds a live lease: it may be running the call now. */
   | { readonly state: 'in_progress' }
+  /**
+   * Another delivery holds the call, and its source delivers it again should it fail: until
+   * `heldUntil` this one is a duplicate copy, answered without running (the holder ran the call, is
+   * running it, or will be delivered again by its source).
+   */
+  | { readonly state: 'held' }
   /** The same ids were first sent with another tool or args. */
   | { readonly state: 'mismatch' };
 
@@ -166,8 +172,20 @@ export interface CallKey {
 
 export interface BeginInput {
   readonly fingerprint: string;
-  /** Epoch ms at which the lease lapses (the invocation's end). */
+  /** Epoch ms at which the lease's invocation ends: until then the call may be running. */
   readonly leaseUntil: number;
+  /**
+   * Epoch ms until which another delivery of the call is answered `held`, at or after `leaseUntil`:
+   * the earliest time the source could deliver this call again (Lambda's asynchronous retry delay).
+   * @default - while the item lives when `heldBy` is given, else `leaseUntil`
+   */
+  readonly heldUntil?: number;
+  /**
+   * The delivery's SQS message: its own redelivery takes the call over once `leaseUntil` has passed
+   * (crash recovery on the source's own timing), and a copy of it is never answered `held` (SQS
+   * deletes a message by its latest receipt), but waits like a retry. @default - none
+   */
+  readonly heldBy?: string;
 }
 
 /** Duplicate-call suppression. */

@@ -95,6 +95,22 @@ describe('POST /approvals/{id}/decision', () => {
     expect(answer).toMatchObject({ status: 400, body: { error: { type: 'bad_request', message: expect.stringContaining(named) } } });
   });
 
+  test.each(['\u001b[2J\u001b[31mAPPROVED', 'line\nbreak', 'bell\u0007', 'del\u007f', 'c1 \u009b31m'])(
+    'a reason with a control character (%j) is a 400 naming reason, and nothing is decided (§13)',
+    async (reason) => {
+      const fingerprint = await create('a1');
+      const answer = await decide('a1', { approved: true, fingerprint, reason });
+      expect(answer).toMatchObject({ status: 400, body: { error: { type: 'bad_request', message: expect.stringMatching(/reason: must not hold control characters/) } } });
+      expect(await store.read('a1')).toMatchObject({ status: 'pending' });
+    },
+  );
+
+  test('a reason in any script, with punctuation and emoji, is kept as given', async () => {
+    const fingerprint = await create('a1');
+    const reason = 'Geprüft – ok ✓ 👍 (ticket #12)';
+    expect(await decide('a1', { approved: true, fingerprint, reason })).toMatchObject({ status: 200, body: { reason } });
+  });
+
   test('a base64 body (as function URLs send some) is decoded', async () => {
     const fingerprint = await create('a1');
     const event = functionUrlEvent('POST', '/approvals/a1/decision', { body: Buffer.from(JSON.stringify({ approved: false, fingerprint })).toString('base64') });

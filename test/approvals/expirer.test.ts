@@ -16,6 +16,7 @@ let time: number;
 let store: DynamoApprovalStore;
 let bus: EventBridgeEndpoint;
 let rawGet: (pk: string) => Promise<Record<string, unknown> | undefined>;
+let table: Awaited<ReturnType<typeof createTestTable>>;
 
 beforeAll(async () => {
   bus = await startEventBridgeEndpoint();
@@ -25,7 +26,7 @@ afterAll(() => bus.close());
 beforeEach(async () => {
   time = T0;
   bus.received.length = 0;
-  const table = await createTestTable();
+  table = await createTestTable();
   store = new DynamoApprovalStore({ tableName: table.tableName, client: table.client, now: () => time, ttlSeconds: 60 });
   rawGet = async (pk) => (await table.client.send(new GetCommand({ TableName: table.tableName, Key: { pk } }))).Item;
 });
@@ -64,7 +65,7 @@ test('an undecided approval past its TTL is marked expired once, announced, and 
     name: 'ApprovalNotFound',
   });
   // DynamoDB's TTL may delete it a day after its expiry, not before: it stays readable until then.
-  const item = await rawGet(`approval#${pending.approval_id}`);
+  const item = await rawGet(`approval#handler#${pending.approval_id}`);
   expect(item).toMatchObject({ expiresAt: (T0 + 60_000) / 1000, deleteAt: (T0 + 60_000 + 86_400_000) / 1000 });
 });
 
@@ -73,10 +74,13 @@ test('decided approvals and approvals of another owner are never marked', async 
   const base = { tool: 'refund', args, runId: 'r', fingerprint: callFingerprint('refund', args) };
   await store.create({ ...base, approvalId: 'decided', callId: 'c1' });
   await store.decide('decided', { approved: true, by: 'a' });
-  await store.create({ ...base, approvalId: 'theirs', callId: 'c2', owner: 'other' });
+  const theirs = new DynamoApprovalStore({ tableName: table.tableName, client: table.client, now: () => time, ttlSeconds: 60, owner: 'other' });
+  await theirs.create({ ...base, approvalId: 'theirs', callId: 'c2' });
   time = T0 + 120_000;
   expect(await approvalsExpirer({ store })()).toEqual({ expired: [], unannounced: [] });
   expect(await store.read('decided')).toMatchObject({ status: 'approved' });
+  expect(await theirs.read('theirs')).toMatchObject({ status: 'expired' });
+  expect((await theirs.read('theirs'))?.expiredAt).toBeUndefined();
 });
 
 test('a bus that fails: the approval is still marked, the miss is reported and logged', async () => {

@@ -1,5 +1,5 @@
 import { CallInProgress, MemoryApprovalStore, tool, toolHandler, ToolExecutor, ToolUsageError } from '../../lambda';
-import { captureLogs, lambdaContext } from '../support/events';
+import { captureLogs, eventBridgeEvent, lambdaContext, sqsEvent, sqsRecord } from '../support/events';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -87,6 +87,70 @@ describe('duplicate calls (§6a, memory store)', () => {
     const { handler, runs } = setUp({ calls: false });
     await handler(call, lambdaContext(10_000));
     await handler(call, lambdaContext(10_000));
+    expect(runs()).toBe(2);
+  });
+});
+
+/**
+ * Issue 17, point 6 (SPEC §13): a lease outlives its invocation as far as the source's redelivery
+ * allows. Each case has a holder whose post-run write never lands (its `finish` fails), as when
+ * DynamoDB fails until the invocation's end: every other copy is answered without running, while the
+ * holder's own redelivery (a crash) still runs it.
+ */
+describe('copies of a call whose post-run write was lost (§13)', () => {
+  function losingFinishes() {
+    let runs = 0;
+    const store = new MemoryApprovalStore();
+    const charge = tool({ name: 'charge', run: () => ({ charged: ++runs }) });
+    const calls = { begin: store.begin.bind(store), abandon: store.abandon.bind(store), finish: () => Promise.reject(new Error('DynamoDB down')) };
+    const handler = toolHandler(new ToolExecutor({ tools: [charge], approvals: store, calls }), { replies: false, margin: 0.05 });
+    return { handler, runs: () => runs };
+  }
+
+  test("SQS: another message with the same call is acknowledged as already_done, now and long after; the holder's own redelivery runs it", async () => {
+    const { handler, runs } = losingFinishes();
+    expect(await handler(sqsEvent(sqsRecord('m-1', call)), lambdaContext(200))).toEqual({ batchItemFailures: [] });
+    expect(runs()).toBe(1);
+    const copy = await handler(sqsEvent(sqsRecord('m-2', call)), lambdaContext(10_000));
+    expect(copy).toEqual({ batchItemFailures: [] });
+    await sleep(250); // the holder's invocation is over
+    expect(await handler(sqsEvent(sqsRecord('m-3', call)), lambdaContext(10_000))).toEqual({ batchItemFailures: [] });
+    expect(runs()).toBe(1);
+    const line = logs.lines().find((l) => l.message_id === 'm-2');
+    expect(line).toMatchObject({ status: 'already_done', run_id: 'r', call_id: 'c' });
+    // The holder's message coming back (it was deleted here, but SQS may deliver it again after a crash) takes over.
+    expect(await handler(sqsEvent(sqsRecord('m-1', call)), lambdaContext(10_000))).toEqual({ batchItemFailures: [] });
+    expect(runs()).toBe(2);
+  });
+
+  test("SQS: a copy of the holder's own message while it runs waits like a retry (acknowledging it would delete the holder's message)", async () => {
+    const store = new MemoryApprovalStore();
+    const charge = tool({ name: 'charge', run: async () => (await sleep(100), 'charged') });
+    const handler = toolHandler(new ToolExecutor({ tools: [charge], approvals: store }), { replies: false });
+    const first = handler(sqsEvent(sqsRecord('m-1', call)), lambdaContext(10_000));
+    await sleep(10);
+    expect(await handler(sqsEvent(sqsRecord('m-1', call)), lambdaContext(10_000))).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-1' }] });
+    expect(await first).toEqual({ batchItemFailures: [] });
+  });
+
+  test('EventBridge: a second event with the same call, until Lambda could retry the first, is answered already_done', async () => {
+    const { handler, runs } = losingFinishes();
+    await expect(handler(eventBridgeEvent('e-1', call), lambdaContext(200))).resolves.toMatchObject({ status: 'ok' });
+    await sleep(250);
+    await expect(handler(eventBridgeEvent('e-2', call), lambdaContext(10_000))).resolves.toEqual({
+      status: 'already_done',
+      tool: 'charge',
+      run_id: 'r',
+      call_id: 'c',
+    });
+    expect(runs()).toBe(1);
+  });
+
+  test('a direct invoke holds only while it runs: its caller retries on its own timing', async () => {
+    const { handler, runs } = losingFinishes();
+    await expect(handler(call, lambdaContext(200))).resolves.toMatchObject({ status: 'ok' });
+    await sleep(250);
+    await expect(handler(call, lambdaContext(10_000))).resolves.toMatchObject({ status: 'ok' });
     expect(runs()).toBe(2);
   });
 });

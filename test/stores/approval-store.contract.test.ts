@@ -101,11 +101,6 @@ describe.each(harnesses)('$name', ({ make }) => {
       expect(again.record).toMatchObject({ status: 'approved', decidedBy: 'alice' });
     });
 
-    test('keeps another owner', async () => {
-      const { record } = await store.create(approval({ owner: 'someone-else' }));
-      expect(record.owner).toBe('someone-else');
-    });
-
     test('refuses to revive an expired approval', async () => {
       await store.create(approval());
       time = T0 + TTL_MS;
@@ -210,13 +205,6 @@ describe.each(harnesses)('$name', ({ make }) => {
       expect(outcome.record?.status).toBe(status);
     });
 
-    test('does not claim an approval owned by someone else', async () => {
-      await approved({ owner: 'someone-else' });
-      const outcome = await store.claim('apr_1', { until: T0 + 30_000 });
-      expect(outcome.claimed).toBe(false);
-      expect(outcome.record?.owner).toBe('someone-else');
-    });
-
     test('does not claim one already claimed by a live run', async () => {
       await approved();
       const first = await store.claim('apr_1', { until: T0 + 30_000 });
@@ -236,6 +224,21 @@ describe.each(harnesses)('$name', ({ make }) => {
       expect((await store.claim('apr_1', { until: T0 + 30_000 })).claimed).toBe(false);
       await store.complete('apr_1', 'tok-1', 'done');
       expect((await store.claim('apr_1', { until: T0 + 30_000, token: 'tok-1' })).claimed).toBe(false); // finished
+    });
+
+    test('taking a claim again with the same token never extends it (handler code cannot hold an approval forever)', async () => {
+      await approved();
+      expect(await store.claim('apr_1', { until: T0 + 30_000, token: 'tok-1' })).toMatchObject({ claimed: true });
+      for (const step of [10_000, 10_000, 9_000]) {
+        time += step;
+        const again = await store.claim('apr_1', { until: time + 30_000, token: 'tok-1' });
+        expect(again).toMatchObject({ claimed: true, token: 'tok-1' });
+        expect(again.record?.claimedUntil).toBe(T0 + 30_000);
+      }
+      time = T0 + 30_000;
+      // Lapsed: anyone may claim it now, and the holder has no head start.
+      expect(await store.claim('apr_1', { until: time + 30_000, token: 'tok-2' })).toMatchObject({ claimed: true, token: 'tok-2' });
+      expect((await store.claim('apr_1', { until: time + 60_000, token: 'tok-1' })).claimed).toBe(false);
     });
 
     test('claims again once the first claim lapsed', async () => {
@@ -464,13 +467,6 @@ describe.each(harnesses)('$name', ({ make }) => {
       await expect(store.decide('apr_1', { approved: false, by: 'b' })).rejects.toMatchObject({ conflict: 'already_decided' });
     });
 
-    test('claims only approvals of its own owner', async () => {
-      await approved({ approvalId: 'theirs', owner: 'other-handler' });
-      expect(await store.claim('theirs', { until: T0 + 30_000 })).toMatchObject({ claimed: false });
-      const theirs = await make({ ttlSeconds: TTL_SECONDS, now: () => time, owner: 'other-handler' });
-      await theirs.create(approval({ approvalId: 'mine' }));
-      expect((await theirs.get('mine'))?.owner).toBe('other-handler');
-    });
   });
 
   describe('call store', () => {
@@ -488,6 +484,58 @@ describe.each(harnesses)('$name', ({ make }) => {
       await started();
       time += 29_999;
       expect(await store.begin(key, lease)).toEqual({ state: 'in_progress' });
+    });
+
+    test('a holder whose source delivers it again: every other copy is held until then, not run; then the call is taken over', async () => {
+      await store.begin(key, { ...lease, heldUntil: T0 + 90_000 });
+      time = T0 + 1;
+      expect(await store.begin(key, lease)).toEqual({ state: 'held' }); // while the holder runs
+      time = T0 + 30_000;
+      expect(await store.begin(key, lease)).toEqual({ state: 'held' }); // after its invocation ended
+      time = T0 + 89_999;
+      expect(await store.begin(key, { ...lease, leaseUntil: time + 30_000 })).toEqual({ state: 'held' });
+      time = T0 + 90_000;
+      expect(await store.begin(key, { ...lease, leaseUntil: time + 30_000 })).toMatchObject({ state: 'started' });
+    });
+
+    test("a holder without redelivery (a direct invoke): a copy is in progress while it runs, then takes over", async () => {
+      await store.begin(key, { ...lease, heldUntil: T0 + 30_000 });
+      time = T0 + 29_999;
+      expect(await store.begin(key, lease)).toEqual({ state: 'in_progress' });
+      time = T0 + 30_000;
+      expect(await store.begin(key, { ...lease, leaseUntil: time + 30_000 })).toMatchObject({ state: 'started' });
+    });
+
+    test("an SQS holder: other deliveries are held while the call item lives; its own message's redelivery takes over once its invocation ended", async () => {
+      const message = 'sqs:arn:aws:sqs:us-east-1:1:q/m-1';
+      await store.begin(key, { ...lease, heldBy: message });
+      time = T0 + 1;
+      // A copy of the holder's own message (SQS may deliver one twice) waits like a retry: never acknowledged as held.
+      expect(await store.begin(key, { ...lease, heldBy: message })).toEqual({ state: 'in_progress' });
+      expect(await store.begin(key, { ...lease, heldBy: 'sqs:arn:aws:sqs:us-east-1:1:q/m-2' })).toEqual({ state: 'held' });
+      time = T0 + TTL_MS - 1; // long after the holder's invocation: still held against other messages and sources
+      expect(await store.begin(key, { ...lease, leaseUntil: time + 30_000, heldBy: 'sqs:arn:aws:sqs:us-east-1:1:q/m-3' })).toEqual({ state: 'held' });
+      expect(await store.begin(key, { ...lease, leaseUntil: time + 30_000 })).toEqual({ state: 'held' });
+      // The holder's own redelivery (a crash) runs it.
+      expect(await store.begin(key, { ...lease, leaseUntil: time + 30_000, heldBy: message })).toMatchObject({ state: 'started' });
+    });
+
+    test("the holder's own message takes over as soon as its invocation has ended", async () => {
+      const message = 'sqs:arn:aws:sqs:us-east-1:1:q/m-1';
+      await store.begin(key, { ...lease, heldBy: message });
+      time = T0 + 30_000;
+      expect(await store.begin(key, { ...lease, leaseUntil: time + 30_000, heldBy: message })).toMatchObject({ state: 'started' });
+    });
+
+    test('a held copy never hides a kept reply, nor a mismatch', async () => {
+      const token = await started();
+      await store.finish(key, token, reply);
+      time = T0 + 40_000;
+      expect(await store.begin(key, { ...lease, heldUntil: T0 + 90_000 })).toEqual({ state: 'done', reply });
+      const other = { runId: 'run-1', callId: 'call-2' };
+      await store.begin(other, { ...lease, leaseUntil: time + 1, heldUntil: time + 60_000 });
+      time += 2;
+      expect(await store.begin(other, { ...lease, fingerprint: 'fp-2' })).toEqual({ state: 'mismatch' });
     });
 
     test('a finished call gives its kept reply, without starting again', async () => {

@@ -115,7 +115,7 @@ describe('approval lifecycle through SQS', () => {
 describe('approvals run only the args they were decided on', () => {
   async function rewrite(client: Awaited<ReturnType<typeof setUp>>['client'], tableName: string, approvalId: string, update: string, values: Record<string, unknown>) {
     await client.send(
-      new UpdateCommand({ TableName: tableName, Key: { pk: `approval#${approvalId}` }, UpdateExpression: update, ExpressionAttributeValues: values }),
+      new UpdateCommand({ TableName: tableName, Key: { pk: `approval#handler#${approvalId}` }, UpdateExpression: update, ExpressionAttributeValues: values }),
     );
   }
 

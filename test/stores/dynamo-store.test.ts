@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { AdapterError, ToolUsageError } from '../../lambda/errors';
 import { callFingerprint } from '../../lambda/ids';
-import { DECISION_ATTRIBUTES, TABLE } from '../../lambda/names';
+import { APPROVAL_ATTRIBUTES, DECISION_ATTRIBUTES, TABLE } from '../../lambda/names';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
 import {
   resetSharedDocumentClient,
@@ -118,11 +118,11 @@ describe('round trips', () => {
   test('a resume before the decision or after a denial: one refused claim + its read = 2, and no claim is ever written', async () => {
     await store.create(approval());
     expect(await roundTrips(() => store.claim('apr_1', { until: T0 + 30_000 }))).toBe(2);
-    expect((await rawItem('approval#apr_1'))?.claimedUntil).toBeUndefined();
+    expect((await rawItem('approval#handler#apr_1'))?.claimedUntil).toBeUndefined();
     await store.decide('apr_1', { approved: false, by: 'bob' });
     const denied = await store.claim('apr_1', { until: T0 + 30_000 });
     expect(denied).toMatchObject({ claimed: false, record: { status: 'denied' } });
-    expect((await rawItem('approval#apr_1'))?.claimedUntil).toBeUndefined();
+    expect((await rawItem('approval#handler#apr_1'))?.claimedUntil).toBeUndefined();
   });
 
   test('create (new or existing), get and release = 1 each; decide (read, then write) = 2', async () => {
@@ -330,14 +330,14 @@ describe('item layout', () => {
   test('approval and call items: keys, kind, JSON strings and the TTL in epoch seconds', async () => {
     await store.create(approval({ args: { n: 1 } }));
     await store.begin({ runId: 'r#1', callId: 'c"1' }, lease);
-    expect(await rawItem('approval#apr_1')).toMatchObject({
-      pk: 'approval#apr_1',
+    expect(await rawItem('approval#handler#apr_1')).toMatchObject({
+      pk: 'approval#handler#apr_1',
       kind: 'approval',
       args: '{"n":1}',
       owner: 'handler',
       expiresAt: (T0 + TTL_SECONDS * 1000) / 1000,
     });
-    expect(await rawItem('call#["r#1","c\\"1"]')).toMatchObject({
+    expect(await rawItem('call#handler#["r#1","c\\"1"]')).toMatchObject({
       kind: 'call',
       state: 'running',
       fingerprint: 'fp-1',
@@ -349,21 +349,24 @@ describe('item layout', () => {
   test('the TTL attribute is a whole number of seconds', async () => {
     time = T0 + 1;
     await store.create(approval());
-    expect(Number.isInteger((await rawItem('approval#apr_1'))?.expiresAt)).toBe(true);
+    expect(Number.isInteger((await rawItem('approval#handler#apr_1'))?.expiresAt)).toBe(true);
   });
 });
 
 describe('listing approvals', () => {
-  test('scans the sparse approvals index, never the table with its call items', async () => {
+  test("queries the owner's partition of a per-owner index, never scans (the table with its call items, or an index)", async () => {
     await store.create(approval());
     const begun = await store.begin(key, lease);
     if (begun.state !== 'started') throw new Error('expected started');
     await store.finish(key, begun.token, { status: 'ok', result: 'secret' });
     requests.reset();
     expect((await store.list()).map((record) => record.approvalId)).toEqual(['apr_1']);
-    const scans = requests.sent.filter((sent) => sent.command === 'ScanCommand');
-    expect(scans.length).toBeGreaterThan(0);
-    for (const scan of scans) expect(scan.input.IndexName).toBe(TABLE.approvalsIndex);
+    expect((await store.list({ pending: true })).map((record) => record.approvalId)).toEqual(['apr_1']);
+    await store.expireDue();
+    expect(requests.sent.filter((sent) => sent.command === 'ScanCommand')).toEqual([]);
+    const queries = requests.sent.filter((sent) => sent.command === 'QueryCommand');
+    expect(new Set(queries.map((query) => query.input.IndexName))).toEqual(new Set([TABLE.ownerIndex, TABLE.pendingIndex]));
+    for (const query of queries) expect(query.input.ExpressionAttributeValues).toMatchObject({ ':v0': 'handler' });
   });
 });
 
@@ -384,12 +387,13 @@ describe('decision attributes', () => {
     const claimPending = await store.claim('apr_1', { until: T0 + 30_000 });
     expect(claimPending.claimed).toBe(false);
     const handlerWrites = requests.sent.filter((s) => s.command === 'UpdateItemCommand');
-    expect(Object.keys((await rawItem('approval#apr_1')) ?? {})).not.toEqual(expect.arrayContaining(['decision']));
+    expect(Object.keys((await rawItem('approval#handler#apr_1')) ?? {})).not.toEqual(expect.arrayContaining(['decision']));
 
     requests.reset();
     await store.decide('apr_1', { approved: true, by: 'alice', reason: 'ok' });
     const decideWrites = requests.sent.filter((s) => s.command === 'UpdateItemCommand').flatMap(written);
-    expect(decideWrites.sort()).toEqual([...decisionNames].sort());
+    // And it takes the approval out of the pending index.
+    expect(decideWrites.sort()).toEqual([...decisionNames, APPROVAL_ATTRIBUTES.pendingOwner].sort());
 
     requests.reset();
     const claim = await store.claim('apr_1', { until: T0 + 30_000 });
@@ -411,7 +415,7 @@ describe('decision attributes', () => {
     for (const sent of handlerWrites) {
       expect(written(sent).filter((name) => decisionNames.includes(name))).toEqual([]);
     }
-    const item = await rawItem('approval#apr_1');
+    const item = await rawItem('approval#handler#apr_1');
     expect(item).toMatchObject({ decision: 'approved', decidedBy: 'alice', decidedAt: T0, reason: 'ok' });
   });
 
@@ -446,14 +450,14 @@ describe('decision attributes', () => {
   test('a raw approval item has none until decide', async () => {
     const token = await (async () => {
       await store.create(approval());
-      expect(Object.keys((await rawItem('approval#apr_1')) ?? {}).filter((k) => decisionNames.includes(k))).toEqual([]);
+      expect(Object.keys((await rawItem('approval#handler#apr_1')) ?? {}).filter((k) => decisionNames.includes(k))).toEqual([]);
       await store.decide('apr_1', { approved: true, by: 'alice' });
       const claim = await store.claim('apr_1', { until: T0 + 30_000 });
       if (!claim.claimed) throw new Error('expected a claim');
       return claim.token;
     })();
     await store.complete('apr_1', token, 1);
-    const keys = Object.keys((await rawItem('approval#apr_1')) ?? {});
+    const keys = Object.keys((await rawItem('approval#handler#apr_1')) ?? {});
     expect(keys.filter((k) => decisionNames.includes(k)).sort()).toEqual(['decidedAt', 'decidedBy', 'decidedFingerprint', 'decision']);
   });
 });
@@ -497,7 +501,7 @@ describe('a claim runs only what was decided', () => {
     await client.send(
       new UpdateCommand({
         TableName: tableName,
-        Key: { [TABLE.partitionKey]: 'approval#apr_1' },
+        Key: { [TABLE.partitionKey]: 'approval#handler#apr_1' },
         UpdateExpression: update,
         ExpressionAttributeValues: values,
       }),
@@ -512,7 +516,7 @@ describe('a claim runs only what was decided', () => {
     expect(await store.claim('apr_1', { until: T0 + 30_000 })).toMatchObject({ claimed: false });
     await rewrite('SET fingerprint = :f', { ':f': (await store.get('apr_1'))!.decidedFingerprint });
     expect(await store.claim('apr_1', { until: T0 + 30_000 })).toMatchObject({ claimed: false });
-    expect((await rawItem('approval#apr_1'))?.claimedUntil).toBeUndefined();
+    expect((await rawItem('approval#handler#apr_1'))?.claimedUntil).toBeUndefined();
   });
 
   test('a decision taken on other args than the stored ones is refused (the decide condition reads tool and args)', async () => {

@@ -13,6 +13,9 @@ import { captureLogs, lambdaContext, sqsEvent, sqsRecord } from '../support/even
 import { countingHandler } from '../support/counting-tools';
 
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
+const OWNER = 'handler';
+/** The longest owner the construct accepts. */
+const LONGEST_OWNER = 'o'.repeat(64);
 const pk = (key: Record<string, string>) => key[TABLE.partitionKey];
 
 /** 256 code points of 4-byte UTF-8: the longest id §2 accepts, in bytes. */
@@ -29,22 +32,24 @@ afterEach(() => logs.restore());
 describe('call keys', () => {
   test('the worst case §2 accepts (two 256-emoji ids) is a hashed key within the limit', () => {
     const envelope = parseEnvelope({ tool: 'charge', run_id: EMOJI_ID, call_id: EMOJI_ID });
-    const key = pk(callKey({ runId: envelope.runId!, callId: envelope.callId! }));
-    expect(bytes(key)).toBeLessThanOrEqual(MAX_PARTITION_KEY_BYTES);
-    expect(key).toMatch(/^call#~[A-Za-z0-9_-]{43}$/);
+    for (const owner of [OWNER, LONGEST_OWNER]) {
+      const key = pk(callKey(owner, { runId: envelope.runId!, callId: envelope.callId! }));
+      expect(bytes(key)).toBeLessThanOrEqual(MAX_PARTITION_KEY_BYTES);
+      expect(key).toMatch(new RegExp(`^call#${owner}#~[A-Za-z0-9_-]{43}$`));
+    }
   });
 
   test.each([
-    // `call#["` + 1024 + `","` + 1012 + `"]` = 2048 bytes: the longest plain key.
-    ['exactly 2,048 bytes stays plain', EMOJI_ID, '😀'.repeat(253), 'plain'],
-    ['2,049 bytes is hashed', EMOJI_ID, '😀'.repeat(253) + 'a', 'hashed'],
+    // `call#handler#["` + 1024 + `","` + 1004 + `"]` = 2048 bytes: the longest plain key.
+    ['exactly 2,048 bytes stays plain', EMOJI_ID, '😀'.repeat(251), 'plain'],
+    ['2,049 bytes is hashed', EMOJI_ID, '😀'.repeat(251) + 'a', 'hashed'],
     ['256 three-byte characters each stay plain', '€'.repeat(256), '€'.repeat(256), 'plain'],
     ['quotes and backslashes that JSON escapes', '"\\'.repeat(128), '"\\'.repeat(128), 'plain'],
   ])('%s', (_name, runId, callId, form) => {
-    const key = pk(callKey({ runId, callId }));
+    const key = pk(callKey(OWNER, { runId, callId }));
     expect(bytes(key)).toBeLessThanOrEqual(MAX_PARTITION_KEY_BYTES);
-    expect(key.startsWith('call#~')).toBe(form === 'hashed');
-    if (form === 'plain') expect(key).toBe(`call#${JSON.stringify([runId, callId])}`);
+    expect(key.startsWith(`call#${OWNER}#~`)).toBe(form === 'hashed');
+    if (form === 'plain') expect(key).toBe(`call#${OWNER}#${JSON.stringify([runId, callId])}`);
   });
 
   test('different calls never share a key, plain or hashed', () => {
@@ -57,18 +62,21 @@ describe('call keys', () => {
       ['a', '","b'],
       ['~', 'x'],
     ];
-    const keys = pairs.map(([runId, callId]) => pk(callKey({ runId, callId })));
+    const keys = pairs.map(([runId, callId]) => pk(callKey(OWNER, { runId, callId })));
     expect(new Set(keys).size).toBe(pairs.length);
-    // A plain key starts `call#[`, a hashed one `call#~`: the forms cannot meet.
-    for (const key of keys) expect(key).toMatch(/^call#(\[|~)/);
+    // A plain key starts `call#<owner>#[`, a hashed one `call#<owner>#~`: the forms cannot meet.
+    for (const key of keys) expect(key).toMatch(/^call#handler#(\[|~)/);
+    // Nor can two owners' keys: an owner never holds `#`, so the owner ends at the first `#` after `call#`.
+    const other = pairs.map(([runId, callId]) => pk(callKey('handler2', { runId, callId })));
+    for (const key of other) expect(keys).not.toContain(key);
   });
 });
 
-describe('approval keys and the approvals index', () => {
+describe('approval keys', () => {
   test('a 256-emoji approval id (a resume §2 accepts) keys within the limit', () => {
     expect(parseEnvelope({ approval_id: EMOJI_ID })).toMatchObject({ approvalId: EMOJI_ID });
-    expect(bytes(pk(approvalKey(EMOJI_ID)))).toBe(9 + 1024);
-    expect(bytes(EMOJI_ID)).toBeLessThanOrEqual(MAX_PARTITION_KEY_BYTES); // the index key is the id itself
+    expect(bytes(pk(approvalKey(OWNER, EMOJI_ID)))).toBe(9 + 8 + 1024);
+    expect(bytes(pk(approvalKey(LONGEST_OWNER, EMOJI_ID)))).toBeLessThanOrEqual(MAX_PARTITION_KEY_BYTES);
   });
 
   test('approvals created for calls have short ids whatever the call ids', () => {

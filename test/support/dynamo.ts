@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, type CreateTableCommandInput, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { TABLE } from '../../lambda/names';
+import { INDEXES, TABLE } from '../../lambda/names';
 
 /** The shared dynalite that jest's global setup started. */
 export function dynaliteEndpoint(): string {
@@ -41,32 +41,39 @@ export function testDocumentClient(options: TestClientOptions = {}): DynamoDBDoc
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 
+/** The construct's table layout (string partition key `pk`, the per-owner indexes), on demand. */
+export function approvalsTableInput(tableName: string): CreateTableCommandInput {
+  return {
+    TableName: tableName,
+    AttributeDefinitions: [
+      { AttributeName: TABLE.partitionKey, AttributeType: 'S' },
+      ...INDEXES.flatMap((index) => [
+        { AttributeName: index.partitionKey.name, AttributeType: index.partitionKey.type },
+        { AttributeName: index.sortKey.name, AttributeType: index.sortKey.type },
+      ]),
+    ],
+    KeySchema: [{ AttributeName: TABLE.partitionKey, KeyType: 'HASH' }],
+    GlobalSecondaryIndexes: INDEXES.map((index) => ({
+      IndexName: index.name,
+      KeySchema: [
+        { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
+        { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    })),
+    BillingMode: 'PAY_PER_REQUEST',
+  };
+}
+
 /**
  * Creates a uniquely named table with the construct's key schema (string partition key `pk`, the
- * sparse approvals index, on-demand) and returns its name with a client pointed at it.
+ * per-owner indexes, on-demand) and returns its name with a client pointed at it.
  */
 export async function createTestTable(
   options: TestClientOptions = {},
 ): Promise<{ tableName: string; client: DynamoDBDocumentClient }> {
   const client = testDocumentClient(options);
   const tableName = `approvals-${randomUUID()}`;
-  await client.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      AttributeDefinitions: [
-        { AttributeName: TABLE.partitionKey, AttributeType: 'S' },
-        { AttributeName: TABLE.approvalsIndexKey, AttributeType: 'S' },
-      ],
-      KeySchema: [{ AttributeName: TABLE.partitionKey, KeyType: 'HASH' }],
-      GlobalSecondaryIndexes: [
-        {
-          IndexName: TABLE.approvalsIndex,
-          KeySchema: [{ AttributeName: TABLE.approvalsIndexKey, KeyType: 'HASH' }],
-          Projection: { ProjectionType: 'ALL' },
-        },
-      ],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
+  await client.send(new CreateTableCommand(approvalsTableInput(tableName)));
   return { tableName, client };
 }
