@@ -2,6 +2,7 @@
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import type { Endpoint } from './endpoint';
 import { ApiError, CliError } from './errors';
+import { escapeText } from './escape';
 import type { ApprovalPage, ApprovalRecord, ApprovalStatus, DecisionBody } from './record';
 import { signedFetch, type HttpReply } from './signed-fetch';
 
@@ -64,7 +65,8 @@ export class ApprovalsClient {
     const json = parseJson(reply.text);
     if (reply.status >= 200 && reply.status < 300) {
       if (json === undefined || typeof json !== 'object' || json === null) {
-        throw new CliError(`The approvals API answered ${reply.status} without a JSON object: ${clip(reply.text)}`);
+        // The server's text on one line, escaped: only the CLI's own messages span lines.
+        throw new CliError(`The approvals API answered ${reply.status} without a JSON object: ${escapeText(clip(reply.text))}`);
       }
       return json as T;
     }

@@ -6,6 +6,8 @@
  * lookup, confirmation declined); 2 bad usage (unknown command or option, missing argument, no
  * terminal to confirm on without `--yes`).
  */
+import { escapeText } from './escape';
+
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
@@ -38,7 +40,8 @@ export class ApiError extends CliError {
     readonly apiMessage: string,
     hint?: string,
   ) {
-    super(`${status}${type ? ` ${type}` : ''}: ${apiMessage}${hint ? `\n${hint}` : ''}`);
+    // The server's words on one line, escaped: only our own hint may start a new line.
+    super(`${status}${type ? ` ${escapeText(type)}` : ''}: ${escapeText(apiMessage)}${hint ? `\n${hint}` : ''}`);
     this.name = 'ApiError';
   }
 }

@@ -1,4 +1,5 @@
 /** How approvals read on a terminal: a table for `list`, a block of details for one approval. */
+import { escapeText, printableJson } from './escape';
 import type { ApprovalRecord } from './record';
 
 interface Column {
@@ -15,10 +16,13 @@ const COLUMNS: readonly Column[] = [
   { title: 'EXPIRES', max: 20, value: (r) => shortTime(r.expires_at) },
 ];
 
-/** A plain-text table, one approval a line; cells longer than their column end in `…`. */
+/**
+ * A plain-text table, one approval a line; cells longer than their column end in `…`. Cells are
+ * escaped (see `escape.ts`) before they are cut, so a cell stays on one line and the widths hold.
+ */
 export function formatTable(records: readonly ApprovalRecord[]): string {
   if (records.length === 0) return 'No approvals.\n';
-  const rows = records.map((r) => COLUMNS.map((c) => truncate(oneLine(String(c.value(r) ?? '')), c.max)));
+  const rows = records.map((r) => COLUMNS.map((c) => truncate(escapeText(String(c.value(r) ?? '')), c.max)));
   const widths = COLUMNS.map((c, i) => Math.max(c.title.length, ...rows.map((row) => row[i].length)));
   const line = (cells: readonly string[]) =>
     cells
@@ -29,7 +33,7 @@ export function formatTable(records: readonly ApprovalRecord[]): string {
   return [line(COLUMNS.map((c) => c.title)), ...rows.map(line), count].join('\n') + '\n';
 }
 
-/** Everything an approver needs to decide: tool, args (pretty JSON), ids, status, times. */
+/** Everything an approver needs to decide: tool, args (pretty JSON), ids, status, times; all escaped. */
 export function formatDetails(r: ApprovalRecord): string {
   const rows: Array<[string, string | undefined]> = [
     ['Approval', r.approval_id],
@@ -44,8 +48,8 @@ export function formatDetails(r: ApprovalRecord): string {
     ['Reason', r.reason],
     ['Fingerprint', r.fingerprint],
   ];
-  const lines = rows.filter(([, v]) => v !== undefined).map(([k, v]) => `${`${k}:`.padEnd(13)}${v}`);
-  const args = JSON.stringify(r.args ?? null, null, 2)
+  const lines = rows.filter(([, v]) => v !== undefined).map(([k, v]) => `${`${k}:`.padEnd(13)}${escapeText(v)}`);
+  const args = printableJson(r.args ?? null, 2)
     .split('\n')
     .map((l) => `  ${l}`);
   return [...lines, 'Args:', ...args].join('\n') + '\n';
@@ -61,8 +65,4 @@ export function shortTime(iso: string | undefined): string {
 
 export function truncate(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/[\r\n\t]+/g, ' ');
 }

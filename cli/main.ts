@@ -11,6 +11,7 @@ import { showCommand } from './commands/show';
 import { resolveCredentials } from './credentials';
 import { defaultRegion, toEndpoint } from './endpoint';
 import { ApiError, CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from './errors';
+import { escapeJson, escapeLines } from './escape';
 import { writeLine, type CliIo } from './io';
 import { readStackUrl } from './stack-url';
 import { readState } from '../local/state';
@@ -73,7 +74,7 @@ async function connect(target: Target, io: CliIo): Promise<ApprovalsClient> {
 function report(error: unknown, io: CliIo, json: boolean, argv: readonly string[]): number {
   if (!(error instanceof CliError)) {
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    writeLine(io.stderr, json ? JSON.stringify({ error: { type: 'internal', message } }) : `Unexpected error: ${message}`);
+    writeLine(io.stderr, json ? escapeJson(JSON.stringify({ error: { type: 'internal', message } })) : `Unexpected error: ${escapeLines(message)}`);
     return EXIT_FAILED;
   }
   if (json) {
@@ -81,9 +82,10 @@ function report(error: unknown, io: CliIo, json: boolean, argv: readonly string[
       error instanceof ApiError
         ? { status: error.status, type: error.type ?? null, message: error.apiMessage }
         : { type: error instanceof UsageError ? 'usage' : 'failed', message: error.message };
-    writeLine(io.stderr, JSON.stringify({ error: body }));
+    writeLine(io.stderr, escapeJson(JSON.stringify({ error: body })));
   } else {
-    writeLine(io.stderr, `Error: ${error.message}`);
+    // Messages may hold server text (and fields are escaped where they are put in): escape the rest.
+    writeLine(io.stderr, `Error: ${escapeLines(error.message)}`);
     if (error.exitCode === EXIT_USAGE) {
       writeLine(io.stderr, `Run \`cdk-tool-handler ${argv[0] === 'local' ? 'local' : 'approvals'} --help\` for usage.`);
     }

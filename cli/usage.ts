@@ -20,8 +20,8 @@ Where the approvals API is (one of):
   --url URL          The API's function URL (https://<id>.lambda-url.<region>.on.aws/)
   --stack NAME       Read the URL from the stack output whose key ends in ApprovalsApiUrl
   --output KEY       With --stack: which output, when the stack has several
-  --local            The running \`cdk-tool-handler local\` of this directory (signed with its
-                     test credentials, as its approver principal)
+  --local            The running \`cdk-tool-handler local\` of this directory (signed with the
+                     run's own approver keys, from its state file, as its approver principal)
 
 Options:
   --region R         Region of --stack, and of signing when the URL is not a lambda-url host

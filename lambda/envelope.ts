@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ToolUsageError } from './errors';
 import { deriveCallIds } from './ids';
-import { codePointLength, isJsonObject, JsonObject, nestsDeeperThan } from './json';
+import { codePointLength, isJsonObject, jsonErrorPosition, JsonObject, nestsDeeperThan } from './json';
 import { TOOL_NAME_PATTERN } from './names';
 
 /** The largest envelope accepted, in bytes of UTF-8 JSON. */
@@ -120,8 +120,9 @@ function toObject(payload: unknown): JsonObject {
     }
     try {
       value = JSON.parse(payload);
-    } catch (error) {
-      throw new ToolUsageError(`Invalid envelope: not JSON (${(error as Error).message}).`, { cause: error });
+    } catch {
+      // V8's message (and so a cause) quotes the body, which may hold a secret: the position only.
+      throw new ToolUsageError(`Invalid envelope: not JSON (the payload is not valid JSON at position ${jsonErrorPosition(payload)}).`);
     }
   } else if (isJsonObject(payload)) {
     // Depth first: a cycle or a hostile depth must not reach JSON.stringify.

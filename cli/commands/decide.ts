@@ -6,6 +6,7 @@
 import type { ApprovalsClient } from '../approvals-client';
 import { confirm } from '../confirm';
 import { CliError, UsageError } from '../errors';
+import { escapeText as esc, printableJson } from '../escape';
 import { formatDetails, shortTime } from '../format';
 import { writeLine, type CliIo } from '../io';
 
@@ -36,12 +37,12 @@ export async function decideCommand(client: ApprovalsClient, io: CliIo, input: D
   const record = await client.get(input.id);
   talk.write(formatDetails(record));
   if (record.status !== 'pending') {
-    const by = record.decided_by ? ` by ${record.decided_by}` : '';
-    const at = record.decided_at ? ` at ${shortTime(record.decided_at)}` : '';
-    throw new CliError(`Approval ${record.approval_id} is ${record.status}${by}${at}, not pending: nothing to decide.`);
+    const by = record.decided_by ? ` by ${esc(record.decided_by)}` : '';
+    const at = record.decided_at ? ` at ${esc(shortTime(record.decided_at))}` : '';
+    throw new CliError(`Approval ${esc(record.approval_id)} is ${esc(record.status)}${by}${at}, not pending: nothing to decide.`);
   }
   if (!input.yes) {
-    const yes = await confirm(`${verb} tool ${record.tool} for approval ${record.approval_id}?`, io.stdin, talk);
+    const yes = await confirm(`${verb} tool ${esc(record.tool)} for approval ${esc(record.approval_id)}?`, io.stdin, talk);
     if (!yes) throw new CliError(`Not ${input.approved ? 'approved' : 'denied'}: nothing was sent.`);
   }
   const decided = await client.decide(record.approval_id, {
@@ -50,11 +51,11 @@ export async function decideCommand(client: ApprovalsClient, io: CliIo, input: D
     ...(input.reason === undefined ? {} : { reason: input.reason }),
   });
   if (input.json) {
-    io.stdout.write(`${JSON.stringify(decided, null, 2)}\n`);
+    io.stdout.write(`${printableJson(decided, 2)}\n`);
     return;
   }
-  const by = decided.decided_by ? ` as ${decided.decided_by}` : '';
-  const reason = decided.reason ? ` (reason: ${decided.reason})` : '';
-  const done = decided.status === 'approved' ? 'Approved' : decided.status === 'denied' ? 'Denied' : `Decided (now ${decided.status})`;
-  writeLine(io.stdout, `${done} ${decided.approval_id}, tool ${decided.tool}${by}${reason}.`);
+  const by = decided.decided_by ? ` as ${esc(decided.decided_by)}` : '';
+  const reason = decided.reason ? ` (reason: ${esc(decided.reason)})` : '';
+  const done = decided.status === 'approved' ? 'Approved' : decided.status === 'denied' ? 'Denied' : `Decided (now ${esc(decided.status)})`;
+  writeLine(io.stdout, `${done} ${esc(decided.approval_id)}, tool ${esc(decided.tool)}${by}${reason}.`);
 }

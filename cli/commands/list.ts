@@ -1,5 +1,6 @@
 /** `approvals list [--status S]`: every page, as a table or as JSON. */
 import type { ApprovalsClient } from '../approvals-client';
+import { printableJson } from '../escape';
 import { formatTable } from '../format';
 import type { CliIo } from '../io';
 import type { ApprovalStatus } from '../record';
@@ -10,5 +11,5 @@ export async function listCommand(
   input: { status?: ApprovalStatus; pageSize: number; json: boolean },
 ): Promise<void> {
   const approvals = await client.listAll({ status: input.status, pageSize: input.pageSize });
-  io.stdout.write(input.json ? `${JSON.stringify({ approvals }, null, 2)}\n` : formatTable(approvals));
+  io.stdout.write(input.json ? `${printableJson({ approvals }, 2)}\n` : formatTable(approvals));
 }

@@ -34,7 +34,7 @@ describe('formatTable', () => {
     const table = formatTable([record({ tool: 'x'.repeat(100) }), record({ tool: 'two\nlines' })]);
     expect(table).toContain(`${'x'.repeat(31)}…`);
     expect(table).not.toContain('x'.repeat(33));
-    expect(table).toContain('two lines');
+    expect(table).toContain('two\\nlines');
   });
 
   test('says so when empty', () => {
