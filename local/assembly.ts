@@ -43,6 +43,8 @@ export interface ToolHandlerParts {
   /** The queue the handler reads (its event source mapping), if any. */
   readonly queueId?: string;
   readonly pipe?: Record<string, any>;
+  /** The handler's rule on the pipe's resume bus, and the rule's target on the handler's queue. */
+  readonly resumeRule?: { readonly properties: Record<string, any>; readonly target: Record<string, any> };
   /** What the expirer's schedule sends it (`Target.Input`), when the template has the schedule. */
   readonly expirerInput?: unknown;
 }
@@ -102,13 +104,17 @@ export function findToolHandlers(stack: StackFiles): ToolHandlerParts[] {
       .filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && refOf(r.Properties?.FunctionName) === handler.logicalId)
       .map((r) => refOf(r.Properties?.EventSourceArn))
       .find((id) => id !== undefined && resources[id]?.Type === 'AWS::SQS::Queue');
-    const pipe = Object.values(resources).find(
-      (r) =>
-        r.Type === 'AWS::Pipes::Pipe' &&
-        tableId !== undefined &&
-        refOf(r.Properties?.Source) === tableId &&
-        (queueId === undefined || refOf(r.Properties?.Target) === queueId),
-    );
+    // One pipe per table, onto its resume bus (or, as earlier versions made, straight to the queue).
+    const pipe = Object.values(resources).find((r) => {
+      if (r.Type !== 'AWS::Pipes::Pipe' || tableId === undefined || refOf(r.Properties?.Source) !== tableId) return false;
+      const target = refOf(r.Properties?.Target);
+      return resources[target ?? '']?.Type === 'AWS::Events::EventBus' || queueId === undefined || target === queueId;
+    });
+    const resumeBus = refOf(pipe?.Properties?.Target);
+    const resumeRule = Object.values(resources)
+      .filter((r) => r.Type === 'AWS::Events::Rule' && resumeBus !== undefined && refOf(r.Properties?.EventBusName) === resumeBus)
+      .flatMap((r) => ((r.Properties?.Targets ?? []) as Array<Record<string, any>>).map((target) => ({ properties: r.Properties!, target })))
+      .find(({ target }) => queueId !== undefined && refOf(target.Arn) === queueId);
     const expirer = part('Expirer');
     const schedule = Object.values(resources).find(
       (r) => r.Type === 'AWS::Scheduler::Schedule' && expirer !== undefined && refOf(r.Properties?.Target?.Arn) === expirer.logicalId,
@@ -123,6 +129,7 @@ export function findToolHandlers(stack: StackFiles): ToolHandlerParts[] {
       table: tableId ? resources[tableId]?.Properties : undefined,
       queueId,
       pipe: pipe?.Properties,
+      resumeRule,
     };
   });
 }

@@ -10,7 +10,7 @@ import { writeLine, type CliIo } from '../cli/io';
 import { runDemo } from './demo';
 import { loadDynalite, sdkNodePath } from './modules';
 import { formatLine, type LocalLine } from './print';
-import { LOCAL_APPROVER, LocalRun } from './runtime';
+import { LocalRun } from './runtime';
 import { removeState, statePath, writeState } from './state';
 import { assemblyNamedByApp, synthesize } from './synth';
 
@@ -60,7 +60,7 @@ async function runAssembly(
       await run.settled();
     }
     if (command.once) return EXIT_OK;
-    await serve(run, command, io, print);
+    await serve(run, io, print);
     return EXIT_OK;
   } finally {
     await run.stop();
@@ -91,15 +91,16 @@ function printer(command: LocalCommand, io: CliIo): (line: LocalLine) => void {
 }
 
 /** Keeps the run up for `approvals --local` until SIGINT or SIGTERM. */
-async function serve(run: LocalRun, command: LocalCommand, io: CliIo, print: (line: LocalLine) => void): Promise<void> {
+async function serve(run: LocalRun, io: CliIo, print: (line: LocalLine) => void): Promise<void> {
   const file = statePath(io.env);
   if (run.apiUrl) {
+    const { approver } = run;
     writeState(file, {
       url: run.apiUrl,
       region: run.region,
-      accessKeyId: LOCAL_APPROVER.accessKeyId,
-      secretAccessKey: LOCAL_APPROVER.secretAccessKey,
-      principal: command.principal ?? LOCAL_APPROVER.userArn,
+      accessKeyId: approver.accessKeyId,
+      secretAccessKey: approver.secretAccessKey,
+      principal: approver.userArn,
       stack: run.stackName,
       pid: process.pid,
     });
@@ -107,7 +108,7 @@ async function serve(run: LocalRun, command: LocalCommand, io: CliIo, print: (li
       type: 'info',
       message:
         `serving: decide with \`cdk-tool-handler approvals list --local\` and \`approvals approve ID --local\` ` +
-        `(as ${command.principal ?? LOCAL_APPROVER.userArn}); Ctrl-C to stop.`,
+        `(as ${approver.userArn}); Ctrl-C to stop.`,
     });
   } else {
     print({ type: 'info', message: 'serving (the stack has no approvals API); Ctrl-C to stop.' });

@@ -10,7 +10,7 @@ import { toEndpoint } from '../cli/endpoint';
 import { ApiError } from '../cli/errors';
 import type { ApprovalRecord } from '../cli/record';
 import type { LocalLine } from './print';
-import { LOCAL_APPROVER, type LocalRun } from './runtime';
+import type { LocalRun } from './runtime';
 
 /** The engine's approval TTL for the expiry step (the demo restarts the engine with it). */
 export const DEMO_EXPIRY_TTL_S = 2;
@@ -24,10 +24,8 @@ export async function runDemo(run: LocalRun, print: (line: LocalLine) => void): 
     say('✗ the stack has no approvals API: the demo needs a ToolHandler whose tools require approval.');
     return false;
   }
-  const client = new ApprovalsClient(toEndpoint(run.apiUrl, run.region), async () => ({
-    accessKeyId: LOCAL_APPROVER.accessKeyId,
-    secretAccessKey: LOCAL_APPROVER.secretAccessKey,
-  }));
+  const { approver } = run;
+  const client = new ApprovalsClient(toEndpoint(run.apiUrl, run.region), async () => approver);
   const steps = 8;
   let n = 0;
   const step = async <T>(title: string, body: () => Promise<T>): Promise<T> => {
@@ -79,11 +77,11 @@ export async function runDemo(run: LocalRun, print: (line: LocalLine) => void): 
       ok(`${pending.length} pending, ${approved} among them`);
     });
 
-    const resumed = await step(`approve it through the API as ${LOCAL_APPROVER.userArn}`, async () => {
+    const resumed = await step(`approve it through the API as ${approver.userArn}`, async () => {
       const from = run.lines.length;
       const record = await decide(client, approved, true, 'checked the order');
       expect(record.status === 'approved', `expected approved, got ${record.status}`);
-      expect(record.decided_by === LOCAL_APPROVER.userArn, `expected decided_by ${LOCAL_APPROVER.userArn}, got ${record.decided_by}`);
+      expect(record.decided_by === approver.userArn, `expected decided_by ${approver.userArn}, got ${record.decided_by}`);
       ok(`approved, decided_by ${record.decided_by}`);
       return from;
     });

@@ -2,12 +2,15 @@
  * The AWS APIs the functions call, on one 127.0.0.1 port: Lambda's Invoke (the handler reaches the
  * approvals engine through `@aws-sdk/client-lambda`, `AWS_ENDPOINT_URL_LAMBDA`) and EventBridge's
  * PutEvents (the reply bus, `AWS_ENDPOINT_URL_EVENTBRIDGE`), whose events are recorded and passed on.
+ * Only the run's own functions may call them (local/endpoint-access.ts); anyone else gets a 403.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { authenticate, invokeRefusal, type EndpointAccess, type Refusal } from './endpoint-access';
+import { joinHeaders, readBody, splitUrl } from './http-request';
+import { LOCAL_ACCOUNT } from './intrinsics';
 import type { InvokeOutcome } from './workers';
-import { readBody } from './function-url';
 
 export interface BusEvent {
   readonly bus: string;
@@ -28,9 +31,10 @@ export interface LocalEndpoints {
   close(): Promise<void>;
 }
 
-export async function startEndpoints(handlers: EndpointHandlers): Promise<LocalEndpoints> {
+export async function startEndpoints(handlers: EndpointHandlers, access: EndpointAccess): Promise<LocalEndpoints> {
+  let port = 0;
   const server: Server = createServer((req, res) => {
-    void serve(req, res, handlers).catch((error: unknown) => {
+    void serve(req, res, { handlers, access, port }).catch((error: unknown) => {
       if (!res.headersSent) json(res, 500, { message: String(error) });
     });
   });
@@ -38,8 +42,9 @@ export async function startEndpoints(handlers: EndpointHandlers): Promise<LocalE
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
+  port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://127.0.0.1:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -48,17 +53,42 @@ export async function startEndpoints(handlers: EndpointHandlers): Promise<LocalE
   };
 }
 
-async function serve(req: IncomingMessage, res: ServerResponse, handlers: EndpointHandlers): Promise<void> {
-  const body = await readBody(req);
-  const invoke = /^\/2015-03-31\/functions\/([^/]+)\/invocations/.exec(req.url ?? '');
-  if (invoke && req.method === 'POST') return serveInvoke(decodeURIComponent(invoke[1]), req, body, res, handlers);
-  const target = String(req.headers['x-amz-target'] ?? '');
-  if (target === 'AWSEvents.PutEvents') return servePutEvents(body, res, handlers);
-  json(res, 400, { __type: 'UnknownOperationException', message: `local: no such operation (${req.method} ${req.url} ${target})` });
+interface EndpointContext {
+  readonly handlers: EndpointHandlers;
+  readonly access: EndpointAccess;
+  readonly port: number;
 }
 
-async function serveInvoke(nameOrArn: string, req: IncomingMessage, body: string, res: ServerResponse, handlers: EndpointHandlers): Promise<void> {
+async function serve(req: IncomingMessage, res: ServerResponse, context: EndpointContext): Promise<void> {
+  const body = await readBody(req);
+  const { rawPath, rawQueryString } = splitUrl(req.url ?? '/');
+  const request = { method: req.method ?? 'GET', rawPath, rawQueryString, headers: joinHeaders(req), body };
+  const invoke = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(rawPath);
+  if (invoke && req.method === 'POST') {
+    const signer = await authenticate(request, 'lambda', context.port, context.access);
+    if ('refused' in signer) return refuse(res, signer.refused, 'lambda');
+    return serveInvoke(decodeURIComponent(invoke[1]), signer.accessKeyId, req, body, res, context);
+  }
+  const target = String(req.headers['x-amz-target'] ?? '');
+  if (target === 'AWSEvents.PutEvents') {
+    const signer = await authenticate(request, 'events', context.port, context.access);
+    if ('refused' in signer) return refuse(res, signer.refused, 'events');
+    return servePutEvents(body, res, context.handlers);
+  }
+  json(res, 400, { __type: 'UnknownOperationException', message: `local: no such operation (${req.method} ${rawPath} ${target})` });
+}
+
+async function serveInvoke(
+  nameOrArn: string,
+  accessKeyId: string,
+  req: IncomingMessage,
+  body: string,
+  res: ServerResponse,
+  { handlers, access }: EndpointContext,
+): Promise<void> {
   const name = functionName(nameOrArn);
+  const refused = invokeRefusal(accessKeyId, name, `arn:aws:lambda:${access.region}:${LOCAL_ACCOUNT}:function:${name}`, access);
+  if (refused) return refuse(res, refused, 'lambda');
   let event: unknown;
   try {
     event = body ? JSON.parse(body) : {};
@@ -107,6 +137,17 @@ function servePutEvents(body: string, res: ServerResponse, handlers: EndpointHan
 export function functionName(value: string): string {
   if (value.startsWith('arn:')) return value.split(':')[6] ?? value;
   return value.split(':')[0];
+}
+
+/** A 403 as Lambda (REST JSON, `x-amzn-errortype`) or EventBridge (JSON 1.1, `__type`) answers it. */
+function refuse(res: ServerResponse, refusal: Refusal, service: 'lambda' | 'events'): void {
+  const reason = { 'x-local-forbidden-reason': refusal.reason };
+  if (service === 'lambda') {
+    const body = refusal.type === 'AccessDeniedException' ? { Type: 'User', message: refusal.message } : { message: refusal.message };
+    json(res, 403, body, { 'x-amzn-errortype': refusal.type, ...reason });
+  } else {
+    json(res, 403, { __type: refusal.type, message: refusal.message }, reason, 'application/x-amz-json-1.1');
+  }
 }
 
 function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, type = 'application/json'): void {

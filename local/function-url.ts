@@ -3,21 +3,23 @@
  * `cdk-tool-handler local` puts in front of the approvals API (the tests' helper of the same logic is
  * test/support/function-url-host.ts).
  *
- * Like the real URL it verifies each request's SigV4 signature (service `lambda`, the host's region,
- * the payload's hash, a 15-minute clock window) and answers 403 `{"Message":"Forbidden"}` to an
- * unknown access key or a bad signature. A signed request becomes a payload format 2.0 event whose
- * `requestContext.authorizer.iam` names the signer, is passed to `handler`, and the handler's
+ * Like the real URL it verifies each request's SigV4 signature (local/sigv4.ts: service `lambda`, the
+ * host's region, the payload's hash, a 15-minute clock window) and answers 403
+ * `{"Message":"Forbidden"}` to an unknown access key or a bad signature; and to a `Host` other than
+ * 127.0.0.1 or localhost with its port (local/loopback-host.ts). A signed request becomes a payload
+ * format 2.0 event whose `requestContext.authorizer.iam` names the signer, is passed to `handler`, and the handler's
  * function-URL response (`{ statusCode, headers, body }`, or any other value, which Lambda sends as
  * 200 JSON) is written back. A handler that throws gives 502 `{"Message":"Internal Server Error"}`.
  *
  * The reason for a 403 is in the response header `x-local-forbidden-reason` (the real URL says nothing).
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Sha256 } from '@aws-crypto/sha256-js';
-import { HttpRequest } from '@smithy/protocol-http';
-import { SignatureV4 } from '@smithy/signature-v4';
+import { joinHeaders, readBody, splitUrl } from './http-request';
+import { isLoopbackHost } from './loopback-host';
+import { parseQuery } from './query-string';
+import { verifySigV4, type ReceivedRequest } from './sigv4';
 
 /** A caller the URL knows: its secret, and who it is. */
 export interface KnownCaller {
@@ -105,12 +107,12 @@ export interface FunctionUrlEvent {
 }
 
 const API_ID = 'localurlhost0000000000000000000';
-const MAX_SKEW_MS = 15 * 60 * 1000;
 
 export async function startFunctionUrlHost(options: FunctionUrlHostOptions): Promise<FunctionUrlHost> {
   const region = options.region ?? 'us-east-1';
   const accountId = options.accountId ?? '123456789012';
   const events: FunctionUrlEvent[] = [];
+  let port = 0;
 
   const server = createServer((req, res) => {
     void serve(req, res).catch((error: unknown) => {
@@ -121,10 +123,7 @@ export async function startFunctionUrlHost(options: FunctionUrlHostOptions): Pro
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readBody(req);
-    const rawUrl = req.url ?? '/';
-    const queryAt = rawUrl.indexOf('?');
-    const rawPath = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt);
-    const rawQueryString = queryAt < 0 ? '' : rawUrl.slice(queryAt + 1);
+    const { rawPath, rawQueryString } = splitUrl(req.url ?? '/');
     const headers = joinHeaders(req);
 
     const verdict = await verify({ method: req.method ?? 'GET', rawPath, rawQueryString, headers, body });
@@ -190,67 +189,17 @@ export async function startFunctionUrlHost(options: FunctionUrlHostOptions): Pro
     send(res, reply.statusCode, reply.headers, reply.body);
   }
 
-  async function verify(request: {
-    method: string;
-    rawPath: string;
-    rawQueryString: string;
-    headers: Record<string, string>;
-    body: string;
-  }): Promise<{ ok: true; accessKeyId: string; caller: KnownCaller; userId: string } | { ok: false; reason: string }> {
-    const auth = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/.exec(
-      request.headers.authorization ?? '',
-    );
-    if (!auth) return { ok: false, reason: 'missing or malformed Authorization' };
-    const [, accessKeyId, scopeDate, scopeRegion, scopeService, signedHeaderList] = auth;
-    const caller = options.credentials[accessKeyId];
-    if (!caller) return { ok: false, reason: `unknown access key ${accessKeyId}` };
-    if (scopeService !== 'lambda') return { ok: false, reason: `signed for service ${scopeService}, not lambda` };
-    if (scopeRegion !== region) return { ok: false, reason: `signed for region ${scopeRegion}, not ${region}` };
-    const amzDate = request.headers['x-amz-date'] ?? '';
-    const signingDate = parseAmzDate(amzDate);
-    if (!signingDate || amzDate.slice(0, 8) !== scopeDate) return { ok: false, reason: 'missing or bad x-amz-date' };
-    if (Math.abs(Date.now() - signingDate.getTime()) > MAX_SKEW_MS) return { ok: false, reason: 'signature expired' };
-    const signedHeaders = signedHeaderList.split(';');
-    for (const required of ['host', 'x-amz-date']) {
-      if (!signedHeaders.includes(required)) return { ok: false, reason: `${required} not signed` };
+  async function verify(
+    request: ReceivedRequest,
+  ): Promise<{ ok: true; accessKeyId: string; caller: KnownCaller; userId: string } | { ok: false; reason: string }> {
+    if (!isLoopbackHost(request.headers.host, port)) {
+      return { ok: false, reason: `Host ${request.headers.host ?? '(none)'} is not 127.0.0.1:${port} or localhost:${port}` };
     }
-    const bodyHash = createHash('sha256').update(request.body).digest('hex');
-    const claimedHash = request.headers['x-amz-content-sha256'];
-    if (claimedHash !== undefined && claimedHash !== bodyHash) return { ok: false, reason: 'x-amz-content-sha256 does not match the body' };
-    if (caller.sessionToken !== undefined && request.headers['x-amz-security-token'] !== caller.sessionToken) {
-      return { ok: false, reason: 'missing or wrong session token' };
-    }
-
-    const headers: Record<string, string> = {};
-    for (const name of signedHeaders) {
-      const value = request.headers[name];
-      if (value === undefined) return { ok: false, reason: `signed header ${name} is absent` };
-      headers[name] = value;
-    }
-    const [hostname, port] = (headers.host ?? '').split(':');
-    const toSign = new HttpRequest({
-      method: request.method,
-      protocol: 'http:',
-      hostname,
-      port: port ? Number(port) : undefined,
-      path: request.rawPath,
-      query: parseQueryMulti(request.rawQueryString),
-      headers,
-      body: request.body,
-    });
-    const signer = new SignatureV4({
-      service: 'lambda',
-      region,
-      sha256: Sha256,
-      applyChecksum: false, // the payload hash is the signed header's (checked above) or the body's
-      credentials: {
-        accessKeyId,
-        secretAccessKey: caller.secretAccessKey,
-        ...(headers['x-amz-security-token'] ? { sessionToken: headers['x-amz-security-token'] } : {}),
-      },
-    });
-    const expected = await signer.sign(toSign, { signingDate, signableHeaders: new Set(signedHeaders) });
-    if (expected.headers.authorization !== request.headers.authorization) return { ok: false, reason: 'signature does not match' };
+    const known = (accessKeyId: string) => (Object.hasOwn(options.credentials, accessKeyId) ? options.credentials[accessKeyId] : undefined);
+    const verdict = await verifySigV4(request, { service: 'lambda', region, secretOf: known });
+    if (!verdict.ok) return verdict;
+    const { accessKeyId } = verdict;
+    const caller = known(accessKeyId)!;
     return { ok: true, accessKeyId, caller, userId: caller.userId ?? `AIDA${accessKeyId.replace(/[^A-Z0-9]/gi, '').toUpperCase()}` };
   }
 
@@ -258,7 +207,7 @@ export async function startFunctionUrlHost(options: FunctionUrlHostOptions): Pro
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
+  port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}/`,
     events,
@@ -283,66 +232,6 @@ function toResponse(result: unknown): { statusCode: number; headers: Record<stri
 function send(res: ServerResponse, status: number, headers: Record<string, string>, body: string): void {
   res.writeHead(status, headers);
   res.end(body);
-}
-
-/** The whole body of a request, as UTF-8 text. */
-export function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-/** Lower-cased names; repeated headers joined with commas (as the 2.0 payload does). */
-function joinHeaders(req: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = req.rawHeaders[i].toLowerCase();
-    const value = req.rawHeaders[i + 1];
-    headers[name] = headers[name] === undefined ? value : `${headers[name]},${value}`;
-  }
-  return headers;
-}
-
-function decode(part: string): string {
-  try {
-    return decodeURIComponent(part);
-  } catch {
-    return part;
-  }
-}
-
-function queryPairs(raw: string): Array<[string, string]> {
-  if (raw === '') return [];
-  return raw.split('&').map((pair) => {
-    const at = pair.indexOf('=');
-    return at < 0 ? [decode(pair), ''] : [decode(pair.slice(0, at)), decode(pair.slice(at + 1))];
-  });
-}
-
-/** `queryStringParameters`: repeated names joined with commas. */
-function parseQuery(raw: string): Record<string, string> {
-  const query: Record<string, string> = {};
-  for (const [name, value] of queryPairs(raw)) query[name] = query[name] === undefined ? value : `${query[name]},${value}`;
-  return query;
-}
-
-/** For the signer: repeated names as arrays. */
-function parseQueryMulti(raw: string): Record<string, string | string[]> {
-  const query: Record<string, string | string[]> = {};
-  for (const [name, value] of queryPairs(raw)) {
-    const seen = query[name];
-    query[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
-  }
-  return query;
-}
-
-function parseAmzDate(value: string): Date | undefined {
-  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value);
-  if (!m) return undefined;
-  return new Date(Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]));
 }
 
 function accountOf(arn: string): string {

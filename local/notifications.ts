@@ -8,7 +8,8 @@ import type { Template } from './assembly';
 import { refOf } from './assembly';
 import type { BusEvent } from './endpoints';
 import { LOCAL_ACCOUNT, LOCAL_REGION, type Resolver } from './intrinsics';
-import { atPath, matches } from './pipe';
+import { matches } from './pipe';
+import { renderInput } from './rule-input';
 
 export interface TopicRule {
   readonly rule: string;
@@ -74,18 +75,5 @@ export function notificationsFor(rules: readonly TopicRule[], event: BusEvent): 
 
 function render(rule: TopicRule, envelope: Record<string, unknown>): string {
   if (rule.input.template === undefined) return rule.input.text ?? JSON.stringify(envelope);
-  let text = rule.input.template;
-  for (const [name, jsonPath] of Object.entries(rule.input.paths ?? {})) {
-    const value = atPath(envelope, jsonPath);
-    const inserted = typeof value === 'string' ? JSON.stringify(value).slice(1, -1) : JSON.stringify(value ?? null);
-    text = text.split(`<${name}>`).join(inserted);
-  }
-  // A template that is one JSON string (aws-cdk-lib's `RuleTargetInput.fromText`) delivers that string.
-  try {
-    const parsed = JSON.parse(text);
-    if (typeof parsed === 'string') return parsed;
-  } catch {
-    // not JSON: delivered as is
-  }
-  return text;
+  return renderInput({ paths: rule.input.paths ?? {}, template: rule.input.template }, envelope);
 }

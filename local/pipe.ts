@@ -1,9 +1,16 @@
 /**
- * Stands in for the pipe of SPEC §10 (the approvals table's stream into an EventBridge pipe whose
- * input template puts a resume envelope on the tool queue): after a decision, the decided item is
- * made into the DynamoDB stream record the stream would carry, checked against the pipe's filter,
- * and turned into the message the pipe's input template and SQS parameters would send.
+ * Stands in for the resume path of SPEC §10 and §13: the approvals table's stream into one
+ * EventBridge pipe per table, whose input template puts `{ approval_id, owner }` on the resume bus,
+ * where each handler's rule matches its owner and sends the resume envelope to its queue. After a
+ * decision, the decided item is made into the DynamoDB stream record the stream would carry,
+ * checked against the pipe's filter, turned into the event the pipe's template and bus parameters
+ * would put, matched against the handler's rule, and made into the message its input transformer
+ * and SQS parameters would send. (A pipe that targets the queue itself, as earlier versions made,
+ * is followed too.)
  */
+import { atPath, renderInput, type InputTransformer } from './rule-input';
+
+export { atPath };
 
 export interface PipeSpec {
   /** `FilterCriteria.Filters[].Pattern`, parsed. */
@@ -11,17 +18,39 @@ export interface PipeSpec {
   readonly inputTemplate?: string;
   readonly messageGroupId?: string;
   readonly deduplicationId?: string;
+  /** When the pipe targets an event bus: the events' `source` and `detail-type`. */
+  readonly busEvent?: { readonly source: string; readonly detailType: string };
+}
+
+/** The handler's rule on the resume bus, and its target's input. */
+export interface ResumeRuleSpec {
+  readonly pattern: unknown;
+  readonly input?: InputTransformer;
+  readonly messageGroupId?: string;
 }
 
 export function pipeSpec(properties: Record<string, any> | undefined): PipeSpec | undefined {
   if (!properties) return undefined;
   const filters = (properties.SourceParameters?.FilterCriteria?.Filters ?? []) as Array<{ Pattern?: string }>;
   const sqs = properties.TargetParameters?.SqsQueueParameters ?? {};
+  const bus = properties.TargetParameters?.EventBridgeEventBusParameters;
   return {
     patterns: filters.map((f) => (typeof f.Pattern === 'string' ? JSON.parse(f.Pattern) : f.Pattern)),
     inputTemplate: properties.TargetParameters?.InputTemplate,
     messageGroupId: sqs.MessageGroupId,
     deduplicationId: sqs.MessageDeduplicationId,
+    ...(bus ? { busEvent: { source: String(bus.Source), detailType: String(bus.DetailType) } } : {}),
+  };
+}
+
+/** The rule's pattern and the input of its target on `queueId`. */
+export function resumeRuleSpec(properties: Record<string, any> | undefined, target: Record<string, any> | undefined): ResumeRuleSpec | undefined {
+  if (!properties || !target) return undefined;
+  const transformer = target.InputTransformer as { InputPathsMap?: Record<string, string>; InputTemplate?: string } | undefined;
+  return {
+    pattern: properties.EventPattern ?? {},
+    ...(transformer ? { input: { paths: transformer.InputPathsMap ?? {}, template: String(transformer.InputTemplate ?? '') } } : {}),
+    messageGroupId: target.SqsParameters?.MessageGroupId,
   };
 }
 
@@ -87,14 +116,6 @@ function matchRule(rule: unknown, value: unknown): boolean {
   return leaves.some((v) => v === rule);
 }
 
-/** The value at a `$.a.b.c` path. */
-export function atPath(value: unknown, jsonPath: string): unknown {
-  const parts = jsonPath.replace(/^\$\.?/, '').split('.').filter(Boolean);
-  let current: unknown = value;
-  for (const part of parts) current = current && typeof current === 'object' ? (current as Record<string, unknown>)[part] : undefined;
-  return current;
-}
-
 /**
  * The input template applied to `record`: each `<$.path>` is replaced by the value there (a string
  * inside quotes is inserted as its text, as Pipes does for JSON templates).
@@ -107,21 +128,30 @@ export function renderTemplate(template: string, record: unknown): string {
   });
 }
 
-/** What the pipe would put on the queue for this decision, or why nothing. */
+/** What the resume path would put on the queue for this decision, or why nothing. */
 export function resumeMessage(
   spec: PipeSpec | undefined,
   item: Record<string, unknown>,
   keyNames: readonly string[],
+  rule?: ResumeRuleSpec,
 ): { body: string; groupId?: string; deduplicationId?: string; via: 'pipe' | 'fallback' } | { skipped: string } {
   const approvalId = (item.approvalId as { S?: string } | undefined)?.S ?? '';
   if (!spec || !spec.inputTemplate) return { body: JSON.stringify({ approval_id: approvalId }), via: 'fallback' };
   const record = decisionStreamRecord(item, keyNames);
   if (!matchesAny(spec.patterns, record)) return { skipped: "the pipe's filter does not match this decision" };
+  const rendered = renderTemplate(spec.inputTemplate, record);
+  if (spec.busEvent) {
+    if (!rule) return { skipped: 'no rule of this handler on the resume bus' };
+    let detail: unknown;
+    try {
+      detail = JSON.parse(rendered);
+    } catch {
+      return { skipped: `the pipe's input template does not make JSON: ${rendered}` };
+    }
+    const event = { version: '0', id: 'local', 'detail-type': spec.busEvent.detailType, source: spec.busEvent.source, detail };
+    if (!matches(rule.pattern, event)) return { skipped: "the handler's resume rule does not match this decision (another owner's)" };
+    return { body: rule.input ? renderInput(rule.input, event) : JSON.stringify(event), groupId: rule.messageGroupId, via: 'pipe' };
+  }
   const at = (p: string | undefined) => (p === undefined ? undefined : String(p.startsWith('$') ? atPath(record, p) : p));
-  return {
-    body: renderTemplate(spec.inputTemplate, record),
-    groupId: at(spec.messageGroupId),
-    deduplicationId: at(spec.deduplicationId),
-    via: 'pipe',
-  };
+  return { body: rendered, groupId: at(spec.messageGroupId), deduplicationId: at(spec.deduplicationId), via: 'pipe' };
 }

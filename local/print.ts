@@ -1,4 +1,9 @@
-/** What `local` prints: short lines for a person, or JSON lines (`--json`) for machines. */
+/**
+ * What `local` prints: short lines for a person, or JSON lines (`--json`) for machines. Every value
+ * that comes from a call, a function or a record is escaped as the CLI escapes what it prints
+ * (control and format characters written visibly, cli/escape.ts).
+ */
+import { escapeJson, escapeText as t } from '../cli/escape';
 import type { BusEvent } from './endpoints';
 
 export type LocalLine =
@@ -32,53 +37,59 @@ export function formatLine(line: LocalLine): string {
     case 'step':
       return line.message;
     case 'ready':
-      return `ready: stack ${line.stack}${line.api_url ? `, approvals API ${line.api_url}` : ''}`;
+      return `ready: stack ${t(line.stack)}${line.api_url ? `, approvals API ${t(line.api_url)}` : ''}`;
     case 'call': {
       const e = line.envelope as { tool?: string; args?: unknown; approval_id?: string };
-      if (e && typeof e === 'object' && typeof e.approval_id === 'string' && e.tool === undefined) return `→ resume ${e.approval_id}`;
-      return `→ call ${e?.tool ?? '?'} ${clip(JSON.stringify(e?.args ?? {}))}${line.via === 'direct' ? ' (direct)' : ''}`;
+      if (e && typeof e === 'object' && typeof e.approval_id === 'string' && e.tool === undefined) return `→ resume ${t(e.approval_id)}`;
+      return `→ call ${t(e?.tool ?? '?')} ${json(e?.args ?? {})}${line.via === 'direct' ? ' (direct)' : ''}`;
     }
     case 'reply':
-      return `← ${formatReply(line.reply)}${line.detail_type ? `   [bus: ${line.detail_type}]` : ''}`;
+      return `← ${formatReply(line.reply)}${line.detail_type ? `   [bus: ${t(line.detail_type)}]` : ''}`;
     case 'event': {
       const d = line.detail as { approval_id?: string; tool?: string };
-      return `bus: ${line.detail_type} ${[d?.approval_id, d?.tool].filter(Boolean).join(' ')}`.trimEnd();
+      return `bus: ${t(line.detail_type)} ${[d?.approval_id, d?.tool].filter(Boolean).map(t).join(' ')}`.trimEnd();
     }
     case 'failed':
-      return `✗ message ${line.message_id} failed: ${line.note}`;
+      return `✗ message ${t(line.message_id)} failed: ${t(line.note)}`;
     case 'thrown':
-      return `← threw ${line.error.errorType}: ${line.error.errorMessage}`;
+      return `← threw ${t(line.error.errorType)}: ${t(line.error.errorMessage)}`;
     case 'decision':
-      return `api: ${line.approval_id} ${line.status}${line.decided_by ? ` by ${line.decided_by}` : ''}`;
+      return `api: ${t(line.approval_id)} ${t(line.status)}${line.decided_by ? ` by ${t(line.decided_by)}` : ''}`;
     case 'resume':
-      if (line.via === 'skipped') return `pipe: no resume for ${line.approval_id}: ${line.note}`;
+      if (line.via === 'skipped') return `pipe: no resume for ${t(line.approval_id)}: ${t(line.note)}`;
       return line.via === 'pipe'
-        ? `pipe: decision on ${line.approval_id} → ${line.body} on the tool queue`
-        : `pipe (stand-in, the stack has no pipe): decision on ${line.approval_id} → ${line.body} on the tool queue`;
+        ? `pipe: decision on ${t(line.approval_id)} → ${t(line.body)} on the tool queue`
+        : `pipe (stand-in, the stack has no pipe): decision on ${t(line.approval_id)} → ${t(line.body)} on the tool queue`;
     case 'log':
-      return `log(${line.function}): ${line.line}`;
+      return `log(${t(line.function)}): ${t(line.line)}`;
     case 'notification':
-      return `sns(${line.topic}): ${line.message.replace(/\n/g, '\n    ')}`;
+      return `sns(${t(line.topic)}): ${line.message.split('\n').map(t).join('\n    ')}`;
   }
 }
 
 export function formatReply(reply: any): string {
-  if (!reply || typeof reply !== 'object') return JSON.stringify(reply);
-  const tool = reply.tool ?? '?';
+  if (!reply || typeof reply !== 'object') return json(reply);
+  const tool = t(reply.tool ?? '?');
+  const approval = reply.approval_id === undefined ? undefined : t(reply.approval_id);
   switch (reply.status) {
     case 'ok':
-      return `ok ${tool} result ${clip(JSON.stringify(reply.result ?? null))}${reply.approval_id ? ` (${reply.approval_id})` : ''}`;
+      return `ok ${tool} result ${json(reply.result ?? null)}${approval ? ` (${approval})` : ''}`;
     case 'pending_approval':
-      return `pending_approval ${tool} ${reply.approval_id}${reply.expires_at ? ` (expires ${reply.expires_at})` : ''}`;
+      return `pending_approval ${tool} ${approval}${reply.expires_at ? ` (expires ${t(reply.expires_at)})` : ''}`;
     case 'already_done':
-      return `already_done ${tool} ${reply.approval_id ?? ''} result ${clip(JSON.stringify(reply.result ?? null))}`.replace('  ', ' ');
+      return `already_done ${tool} ${approval ?? ''} result ${json(reply.result ?? null)}`.replace('  ', ' ');
     case 'error': {
       const error = reply.error ?? {};
-      return `error ${error.type ?? '?'} ${tool}${reply.approval_id ? ` ${reply.approval_id}` : ''}: ${clip(String(error.message ?? ''))}`;
+      return `error ${t(error.type ?? '?')} ${tool}${approval ? ` ${approval}` : ''}: ${clip(t(error.message ?? ''))}`;
     }
     default:
-      return clip(JSON.stringify(reply));
+      return json(reply);
   }
+}
+
+/** JSON of `value`, escaped and clipped. */
+function json(value: unknown): string {
+  return clip(escapeJson(JSON.stringify(value) ?? 'undefined'));
 }
 
 function clip(text: string, max = 120): string {

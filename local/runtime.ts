@@ -2,7 +2,8 @@
  * A local run of one `ToolHandler` (SPEC §12, last paragraph): dynalite with the approvals table, the
  * synthesized handler, approvals engine, API and expirer each in a worker of this process with the
  * environment the template gives it, Lambda's Invoke and EventBridge's PutEvents on a local port,
- * the API behind a local function URL that checks SigV4, and a stand-in for the resume pipe.
+ * the API behind a local function URL that checks SigV4, and a stand-in for the resume pipe. Its
+ * endpoints accept only the run's own keys, made at its start (SPEC §13).
  */
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -15,16 +16,16 @@ import { startFunctionUrlHost, type FunctionUrlHost } from './function-url';
 import { LOCAL_ACCOUNT, LOCAL_REGION, Resolver } from './intrinsics';
 import { sdkNodePath } from './modules';
 import { notificationsFor, topicRules, type TopicRule } from './notifications';
-import { pipeSpec, resumeMessage, type PipeSpec } from './pipe';
+import { pipeSpec, resumeMessage, resumeRuleSpec, type PipeSpec, type ResumeRuleSpec } from './pipe';
+import { ENV, HANDLER_OWNER, TABLE } from '../lambda/names';
 import { busLine, type LocalLine } from './print';
+import { newRunCredentials, type AccessKey } from './run-credentials';
 import { FunctionWorker, type FunctionSpec, type InvokeOutcome } from './workers';
 
-/** The approver the local function URL knows: SigV4 with these keys is this principal. */
-export const LOCAL_APPROVER = {
-  accessKeyId: 'AKIALOCALAPPROVER01',
-  secretAccessKey: 'local-approver-secret',
-  userArn: `arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/Approver/alice`,
-};
+/** Who the local function URL says the approver is, unless `--principal` says otherwise. */
+export const LOCAL_APPROVER_ARN = `arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/Approver/alice`;
+
+type Part = 'handler' | 'engine' | 'api' | 'expirer';
 
 /** The reply bus's local name when the stack has none. */
 export const STAND_IN_BUS = 'local-reply-bus';
@@ -35,12 +36,12 @@ export interface LocalRunOptions {
   readonly stack?: string;
   /** Which ToolHandler, when the stack has several (its construct path or the handler's logical id). */
   readonly handler?: string;
-  /** The approver's principal ARN. @default LOCAL_APPROVER.userArn */
+  /** The approver's principal ARN. @default LOCAL_APPROVER_ARN */
   readonly principal?: string;
   /** Seconds between runs of the expirer. @default 1 */
   readonly expireEverySeconds?: number;
   /** Environment overrides per part (`engine`, `handler`, ...). */
-  readonly overrides?: Partial<Record<'handler' | 'engine' | 'api' | 'expirer', Record<string, string>>>;
+  readonly overrides?: Partial<Record<Part, Record<string, string>>>;
   /** Every line `local` prints. */
   readonly print: (line: LocalLine) => void;
 }
@@ -55,12 +56,16 @@ export class LocalRun {
   private endpoints?: LocalEndpoints;
   private url?: FunctionUrlHost;
   private pipe?: PipeSpec;
+  private resumeRule?: ResumeRuleSpec;
+  /** The handler's owner: its approvals' keys are `approval#<owner>#<id>`. */
+  private owner = 'handler';
   private topicRules: TopicRule[] = [];
   private parts!: ToolHandlerParts;
   private keyNames: string[] = [];
   private tableName?: string;
   private queueArn = `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT}:local-tool-queue`;
   private readonly pending = new Set<Promise<unknown>>();
+  private readonly credentials = newRunCredentials();
   stackName = '';
 
   private constructor(private readonly options: LocalRunOptions) {}
@@ -82,6 +87,27 @@ export class LocalRun {
 
   get region(): string {
     return LOCAL_REGION;
+  }
+
+  /** Where the functions' Lambda and EventBridge clients are pointed (`AWS_ENDPOINT_URL_LAMBDA`). */
+  get awsEndpointUrl(): string {
+    return this.endpoints!.url;
+  }
+
+  /** The keys this run's function URL knows as the approver (random, made at the run's start), and who that is. */
+  get approver(): AccessKey & { readonly userArn: string } {
+    return { ...this.credentials.approver, userArn: this.options.principal ?? LOCAL_APPROVER_ARN };
+  }
+
+  /** The local name of a part's function. */
+  functionName(label: Part): string | undefined {
+    return this.worker(label)?.spec.name;
+  }
+
+  /** The keys a part's function signs its AWS calls with (from its environment). */
+  credentialsOf(label: Part): AccessKey | undefined {
+    const env = this.worker(label)?.spec.env;
+    return env && { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY };
   }
 
   get hasExpirer(): boolean {
@@ -109,6 +135,8 @@ export class LocalRun {
     }
     this.parts = chosen;
     this.pipe = pipeSpec(chosen.pipe);
+    this.resumeRule = resumeRuleSpec(chosen.resumeRule?.properties, chosen.resumeRule?.target);
+    this.owner = String(chosen.handler.properties.Environment?.Variables?.[ENV.owner] ?? HANDLER_OWNER);
     const resolver = new Resolver(stack.template);
     if (chosen.queueId) this.queueArn = resolver.arn(chosen.queueId);
     this.topicRules = topicRules(stack.template, resolver);
@@ -120,38 +148,55 @@ export class LocalRun {
       this.keyNames = (chosen.table.KeySchema ?? []).map((k: { AttributeName: string }) => k.AttributeName);
       await this.dynamo.call('CreateTable', createTableInput(this.tableName, chosen.table));
     }
-    this.endpoints = await startEndpoints({
-      invoke: (name, event) => this.workers.get(name)?.invoke(event),
-      onEvent: (event) => {
-        this.events.push(event);
-        this.emit(busLine(event));
-        for (const n of notificationsFor(this.topicRules, event)) this.emit({ type: 'notification', topic: n.topic, message: n.message });
+    const { handler: handlerKey, functions: functionsKey } = this.credentials;
+    const nameOf = (fn: FunctionResource | undefined) => (fn ? resolver.name(fn.logicalId) : undefined);
+    const apiName = nameOf(chosen.api);
+    const engineName = nameOf(chosen.engine);
+    this.endpoints = await startEndpoints(
+      {
+        invoke: (name, event) => this.workers.get(name)?.invoke(event),
+        onEvent: (event) => {
+          this.events.push(event);
+          this.emit(busLine(event));
+          for (const n of notificationsFor(this.topicRules, event)) this.emit({ type: 'notification', topic: n.topic, message: n.message });
+        },
       },
-    });
+      {
+        region: LOCAL_REGION,
+        keys: new Map([handlerKey, functionsKey].map((key) => [key.accessKeyId, key.secretAccessKey])),
+        urlOnly: new Set(apiName ? [apiName] : []),
+        invokedOnlyBy: new Map(engineName ? [[engineName, handlerKey.accessKeyId]] : []),
+      },
+    );
 
     const runtimeEnv = {
       AWS_REGION: LOCAL_REGION,
       AWS_DEFAULT_REGION: LOCAL_REGION,
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
       AWS_ENDPOINT_URL_DYNAMODB: this.dynamo.endpoint,
       AWS_ENDPOINT_URL_LAMBDA: this.endpoints.url,
       AWS_ENDPOINT_URL_EVENTBRIDGE: this.endpoints.url,
       AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: '1',
       AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs_local',
     };
-    const start = (label: 'handler' | 'engine' | 'api' | 'expirer', fn: FunctionResource | undefined) => {
+    const start = (label: Part, fn: FunctionResource | undefined) => {
       if (!fn) return;
       if (!fn.codeDir || !fs.existsSync(fn.codeDir)) {
         throw new CliError(`The ${label} function's code (${fn.constructPath}) is not in the assembly: was it synthesized with bundling?`);
       }
       const env = { ...resolver.environment(fn.properties), ...this.replyBusFor(label, fn), ...this.options.overrides?.[label] };
+      const key = label === 'handler' ? handlerKey : functionsKey;
       const spec: FunctionSpec = {
         name: resolver.name(fn.logicalId),
         label,
         codeDir: fn.codeDir,
         handler: fn.handler,
-        env: { ...env, ...runtimeEnv, AWS_LAMBDA_FUNCTION_NAME: resolver.name(fn.logicalId) },
+        env: {
+          ...env,
+          ...runtimeEnv,
+          AWS_ACCESS_KEY_ID: key.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: key.secretAccessKey,
+          AWS_LAMBDA_FUNCTION_NAME: resolver.name(fn.logicalId),
+        },
         timeoutSeconds: Number(fn.properties.Timeout ?? 3),
         memoryMb: Number(fn.properties.MemorySize ?? 128),
       };
@@ -169,12 +214,11 @@ export class LocalRun {
 
     if (chosen.api) {
       const api = this.worker('api')!;
+      const { approver } = this;
       this.url = await startFunctionUrlHost({
         region: LOCAL_REGION,
         accountId: LOCAL_ACCOUNT,
-        credentials: {
-          [LOCAL_APPROVER.accessKeyId]: { secretAccessKey: LOCAL_APPROVER.secretAccessKey, userArn: this.options.principal ?? LOCAL_APPROVER.userArn },
-        },
+        credentials: { [approver.accessKeyId]: { secretAccessKey: approver.secretAccessKey, userArn: approver.userArn } },
         handler: async (event) => {
           const outcome = await api.invoke(event);
           if (!outcome.ok) throw new Error(`${outcome.error.errorType}: ${outcome.error.errorMessage}`);
@@ -290,10 +334,11 @@ export class LocalRun {
 
   private async resume(approvalId: string): Promise<void> {
     if (!this.tableName || !this.dynamo) return;
-    const found = await this.dynamo.call('GetItem', { TableName: this.tableName, Key: { [this.keyNames[0]]: { S: `approval#${approvalId}` } }, ConsistentRead: true });
+    const key = `${TABLE.approvalKeyPrefix}${this.owner}${TABLE.ownerSeparator}${approvalId}`;
+    const found = await this.dynamo.call('GetItem', { TableName: this.tableName, Key: { [this.keyNames[0]]: { S: key } }, ConsistentRead: true });
     const item = found.Item as Record<string, unknown> | undefined;
     if (!item) return;
-    const message = resumeMessage(this.pipe, item, this.keyNames);
+    const message = resumeMessage(this.pipe, item, this.keyNames, this.resumeRule);
     if ('skipped' in message) {
       this.emit({ type: 'resume', approval_id: approvalId, body: '', via: 'skipped', note: message.skipped });
       return;
@@ -318,7 +363,7 @@ export class LocalRun {
   }
 
   /** Restarts a function's worker with environment changes (the demo's short approval TTL). */
-  async restart(label: 'handler' | 'engine' | 'api' | 'expirer', overrides: Record<string, string>): Promise<void> {
+  async restart(label: Part, overrides: Record<string, string>): Promise<void> {
     await this.worker(label)?.restart(overrides);
   }
 

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { decisionStreamRecord, matchesAny, renderTemplate, resumeMessage } from '../../local/pipe';
+import { renderInput } from '../../local/rule-input';
 import { editedAssembly, local, logicalId, synthesizeSample, removeMade } from './sample-assembly';
 
 afterAll(removeMade);
@@ -62,6 +63,41 @@ describe('the filter', () => {
     expect(resumeMessage({ ...spec, patterns: [{ ...FILTER, eventName: ['INSERT'] }] }, decided, ['pk'])).toEqual({
       skipped: "the pipe's filter does not match this decision",
     });
+  });
+});
+
+describe('the resume path of a shared table: the pipe onto the resume bus, then the handler\'s rule (§13)', () => {
+  const BUS_TEMPLATE = '{"approval_id": "<$.dynamodb.NewImage.approvalId.S>", "owner": "<$.dynamodb.NewImage.owner.S>"}';
+  const pipe = { patterns: [FILTER], inputTemplate: BUS_TEMPLATE, busEvent: { source: 'cdk-tool-handler.approvals', detailType: 'Tool Approval Decided' } };
+  const rule = (owner: string) => ({
+    pattern: { source: ['cdk-tool-handler.approvals'], 'detail-type': ['Tool Approval Decided'], detail: { owner: [owner] } },
+    input: { paths: { 'detail-approval_id': '$.detail.approval_id' }, template: '{"approval_id":<detail-approval_id>}' },
+  });
+  const ofOwner = (owner: string) => ({ ...decided, pk: { S: `approval#${owner}#apr_1` }, owner: { S: owner } });
+
+  test("the owner's rule turns the decision into exactly the resume envelope; args never leave the table", () => {
+    const message = resumeMessage(pipe, ofOwner('team-a'), ['pk'], rule('team-a'));
+    expect(message).toEqual({ body: '{"approval_id":"apr_1"}', via: 'pipe' });
+    expect(JSON.stringify(message)).not.toContain('o-1');
+  });
+
+  test("another owner's decision is skipped by this handler's rule", () => {
+    expect(resumeMessage(pipe, ofOwner('team-b'), ['pk'], rule('team-a'))).toEqual({
+      skipped: "the handler's resume rule does not match this decision (another owner's)",
+    });
+  });
+
+  test('a FIFO rule target gives its static group; no rule at all is said so', () => {
+    expect(resumeMessage(pipe, ofOwner('team-a'), ['pk'], { ...rule('team-a'), messageGroupId: 'approval-resumes' })).toMatchObject({ groupId: 'approval-resumes' });
+    expect(resumeMessage(pipe, ofOwner('team-a'), ['pk'])).toEqual({ skipped: 'no rule of this handler on the resume bus' });
+  });
+
+  test('the input transformer quotes a string placed outside a JSON string, and not one placed inside (EventBridge\'s rule)', () => {
+    const event = { detail: { id: 'a"b', n: 3 } };
+    const paths = { id: '$.detail.id', n: '$.detail.n' };
+    expect(JSON.parse(renderInput({ paths, template: '{"id": <id>, "n": <n>}' }, event))).toEqual({ id: 'a"b', n: 3 });
+    expect(JSON.parse(renderInput({ paths, template: '{"text": "id <id> n <n>"}' }, event))).toEqual({ text: 'id a"b n 3' });
+    expect(renderInput({ paths, template: '"plain <id>"' }, event)).toBe('plain a"b');
   });
 });
 
@@ -158,7 +194,7 @@ test('a stack with the pipe (FIFO queue), an expirer and notifications: the pipe
   expect(result.stdout).toMatch(/^sns\(ToolsNotifications\): Tool Approval Expired: tool refund, approval apr_\S+\./m);
   expect(result.stdout).not.toMatch(/^sns\(ToolsNotifications\): Tool Call Succeeded/m);
   // The template's own text: {"approval_id": "<id>"}, with its space.
-  expect(result.stdout).toMatch(/^pipe: decision on (apr_\S+) → \{"approval_id": "\1"\} on the tool queue$/m);
+  expect(result.stdout).toMatch(/^pipe: decision on (apr_\S+) → \{"approval_id":"\1"\} on the tool queue$/m);
   expect(result.stdout).not.toContain('pipe (stand-in');
   expect(result.stdout).toMatch(/^bus: Tool Approval Expired apr_\S+ refund$/m);
   expect(result.stdout).toContain('  ✓ the expirer marked it expired and published Tool Approval Expired');

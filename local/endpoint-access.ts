@@ -1,0 +1,76 @@
+/**
+ * Who may call the local Lambda and EventBridge endpoints (SPEC §13: the local run is as closed as
+ * the cloud): only requests with a loopback `Host`, signed with SigV4 by the keys of the run's own
+ * functions; the approvals API is never invoked there (only through its function URL), and the
+ * approvals engine only with the handler's keys. A refusal says why in the words AWS uses.
+ */
+import { isLoopbackHost } from './loopback-host';
+import { verifySigV4, type ReceivedRequest } from './sigv4';
+
+export interface EndpointAccess {
+  readonly region: string;
+  /** The run's function keys, access key id → secret: the only keys these endpoints know. */
+  readonly keys: ReadonlyMap<string, string>;
+  /** Function names invoked only through their function URL (the approvals API). */
+  readonly urlOnly: ReadonlySet<string>;
+  /** Function name → the one access key id that may invoke it (the engine: the handler's). */
+  readonly invokedOnlyBy: ReadonlyMap<string, string>;
+}
+
+/** An AWS error: its type (`x-amzn-errortype`, `__type`) and message; `reason` is for local's own header. */
+export interface Refusal {
+  readonly type:
+    | 'MissingAuthenticationTokenException'
+    | 'UnrecognizedClientException'
+    | 'InvalidSignatureException'
+    | 'AccessDeniedException';
+  readonly message: string;
+  readonly reason: string;
+}
+
+const SIGNATURE_MISMATCH =
+  'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. ' +
+  'Consult the service documentation for details.';
+
+/** The signer's access key id, or why the request is refused. */
+export async function authenticate(
+  request: ReceivedRequest,
+  service: 'lambda' | 'events',
+  port: number,
+  access: EndpointAccess,
+): Promise<{ readonly accessKeyId: string } | { readonly refused: Refusal }> {
+  if (!isLoopbackHost(request.headers.host, port)) {
+    const reason = `Host ${request.headers.host ?? '(none)'} is not 127.0.0.1:${port} or localhost:${port}`;
+    return { refused: { type: 'InvalidSignatureException', message: SIGNATURE_MISMATCH, reason } };
+  }
+  const verdict = await verifySigV4(request, {
+    service,
+    region: access.region,
+    secretOf: (accessKeyId) => {
+      const secretAccessKey = access.keys.get(accessKeyId);
+      return secretAccessKey === undefined ? undefined : { secretAccessKey };
+    },
+  });
+  if (verdict.ok) return { accessKeyId: verdict.accessKeyId };
+  const { failure, reason } = verdict;
+  if (failure === 'unsigned') {
+    return { refused: { type: 'MissingAuthenticationTokenException', message: 'Missing Authentication Token', reason } };
+  }
+  if (failure === 'unknown-key') {
+    return { refused: { type: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.', reason } };
+  }
+  return { refused: { type: 'InvalidSignatureException', message: SIGNATURE_MISMATCH, reason } };
+}
+
+/** Why `accessKeyId` may not invoke `functionName` (whose ARN is `functionArn`), or `undefined` when it may. */
+export function invokeRefusal(accessKeyId: string, functionName: string, functionArn: string, access: EndpointAccess): Refusal | undefined {
+  const denied = (reason: string): Refusal => ({
+    type: 'AccessDeniedException',
+    message: `User: ${accessKeyId} is not authorized to perform: lambda:InvokeFunction on resource: ${functionArn} (${reason})`,
+    reason,
+  });
+  if (access.urlOnly.has(functionName)) return denied('this function is invoked only through its function URL');
+  const only = access.invokedOnlyBy.get(functionName);
+  if (only !== undefined && only !== accessKeyId) return denied('only the tool handler invokes this function');
+  return undefined;
+}
