@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { bundleChildren, bundleHandler, type BundleInfo, bytesByOrigin, bytesUnder, filesUnder, type HandlerName } from './bundle';
 import { measureColdStart } from './cold-start';
 import { measureApprovalInvokes } from './approvals';
+import { measureApprovalScale } from './approvals-scale';
 import { measureConsumerBundle } from './consumer';
 import { measureDynamo } from './dynamo';
 import { OUT, RESULTS_FILE } from './lib/paths';
@@ -33,6 +34,7 @@ const FULL = {
   synthRounds: 3,
   synthWithValidation: true,
   manifestSynthRounds: 7,
+  approvalHistory: 2000,
 };
 const QUICK = {
   coldStartProcesses: 5,
@@ -42,9 +44,10 @@ const QUICK = {
   synthRounds: 1,
   synthWithValidation: false,
   manifestSynthRounds: 1,
+  approvalHistory: 200,
 };
 
-/** The keys of issues 5 and 12, in their order: results.json holds exactly these. */
+/** The keys of issues 5, 12 and 17, in their order: results.json holds exactly these. */
 const RESULT_KEYS = [
   'bundle_bytes',
   'consumer_bundle_bytes',
@@ -65,6 +68,9 @@ const RESULT_KEYS = [
   'resume_invokes',
   'readonly_round_trips',
   'synth_manifest_ratio',
+  'list_pending_items_read',
+  'expire_items_read',
+  'list_first_page_items_read',
 ] as const;
 type Results = Record<(typeof RESULT_KEYS)[number], number>;
 
@@ -136,6 +142,8 @@ async function main(): Promise<void> {
   progress('dynamodb: round trips against dynalite');
   progress('approvals engine invokes');
   const approvalInvokes = await measureApprovalInvokes(counts.dynamoIterations);
+  progress(`approvals at scale: two owners, ${counts.approvalHistory} decided approvals each`);
+  const scale = await measureApprovalScale(counts.approvalHistory);
   const dynamo = await measureDynamo(children.dynamo, { ours: run.ours.file, powertools: run.powertools.file }, counts.dynamoIterations);
 
   // 4. Batch parallelism.
@@ -205,6 +213,9 @@ async function main(): Promise<void> {
     resume_invokes: round(approvalInvokes.resume),
     readonly_round_trips: round(dynamo['ours.readonly'].roundTrips),
     synth_manifest_ratio: round(ratio(manifestSynth.withManifestMs, manifestSynth.withoutManifestMs)),
+    list_pending_items_read: scale.listPendingItemsRead,
+    expire_items_read: scale.expireItemsRead,
+    list_first_page_items_read: scale.listFirstPageItemsRead,
   };
 
   const rows: Row[] = [
@@ -351,6 +362,10 @@ async function main(): Promise<void> {
       target: '<= 1',
       met: approvalInvokes.refusedResume <= 1,
     },
+    section(`3c. items read to list and expire one owner's approvals (two owners, ${counts.approvalHistory} decided each, A 10 pending)`),
+    { figure: "A's pending list, every page", ours: num(scale.listPendingItemsRead), baseline: 'n/a', ratio: '', target: '<= 20', met: scale.listPendingItemsRead <= 20 },
+    { figure: "one expirer run of A", ours: num(scale.expireItemsRead), baseline: 'n/a', ratio: '', target: '<= 15', met: scale.expireItemsRead <= 15 },
+    { figure: "first page (50) of A's list", ours: num(scale.listFirstPageItemsRead), baseline: 'n/a', ratio: '', target: '<= 60', met: scale.listFirstPageItemsRead <= 60 },
     section(`4. batch parallelism: 10 tools of 100 ms, wall / 100 ms (median of ${counts.parallelRounds})`),
     {
       figure: 'wall / 100 ms vs powertools',

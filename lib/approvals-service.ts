@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Names, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Names, RemovalPolicy, Tags, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -8,14 +8,16 @@ import { Construct } from 'constructs';
 import { ENV } from '../lambda/names';
 import { DEFAULTS, defaultArchitecture, defaultRuntime } from './defaults';
 import { packagedFunctionCode, PackagedFunction } from './packaged-code';
-import { apiTableStatements, engineTableStatements } from './permissions';
+import { apiTableStatements, engineTableStatements, expirerTableStatements } from './permissions';
+import { FUNCTION_ROLE, PUBLISHER_TAG, TAG } from './tags';
+import { API_URL_OUTPUT_SUFFIX } from './notifications';
 
 export interface ApprovalsServiceOptions {
   readonly table: dynamodb.ITable;
   /** The allowlist: the engine keeps its own copy. */
   readonly tools: readonly string[];
-  /** Set when the construct shares a table it was given. @default - the runtime's default owner */
-  readonly owner?: string;
+  /** Whose approvals these functions serve: their key space in the table. */
+  readonly owner: string;
   readonly approvalTtlSeconds: number;
   /** The tool handler function's timeout: no claim outlives the invocation that took it. */
   readonly handlerTimeoutSeconds: number;
@@ -37,14 +39,13 @@ export class ApprovalsService extends Construct {
   readonly api: lambda.Function;
   readonly apiUrl: lambda.FunctionUrl;
   readonly expirer: lambda.Function;
+  /** The stack output holding `apiUrl`. */
+  readonly apiUrlOutput: CfnOutput;
 
   constructor(scope: Construct, id: string, options: ApprovalsServiceOptions) {
     super(scope, id);
-    const shared = {
-      [ENV.approvalsTable]: options.table.tableName,
-      ...(options.owner === undefined ? {} : { [ENV.owner]: options.owner }),
-    };
-    this.engine = this.packagedFunction('Engine', 'approvals-engine', options, {
+    const shared = { [ENV.approvalsTable]: options.table.tableName, [ENV.owner]: options.owner };
+    this.engine = this.packagedFunction('Engine', 'approvals-engine', FUNCTION_ROLE.engine, options, {
       description: 'cdk-tool-handler approvals engine: creates, claims and completes approvals for the tool handler.',
       environment: {
         ...shared,
@@ -53,30 +54,34 @@ export class ApprovalsService extends Construct {
         [ENV.claimMaxSeconds]: String(options.handlerTimeoutSeconds),
       },
     });
-    engineTableStatements(options.table).forEach((statement) => this.engine.addToRolePolicy(statement));
+    engineTableStatements(options.table, options.owner).forEach((statement) => this.engine.addToRolePolicy(statement));
 
-    this.api = this.packagedFunction('Api', 'approvals-api', options, {
+    this.api = this.packagedFunction('Api', 'approvals-api', FUNCTION_ROLE.api, options, {
       description: 'cdk-tool-handler approvals API: lists, reads and decides approvals for IAM-authenticated approvers.',
       environment: shared,
     });
-    apiTableStatements(options.table).forEach((statement) => this.api.addToRolePolicy(statement));
+    apiTableStatements(options.table, options.owner).forEach((statement) => this.api.addToRolePolicy(statement));
     this.apiUrl = this.api.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.AWS_IAM });
 
-    this.expirer = this.packagedFunction('Expirer', 'approvals-expirer', options, {
+    this.expirer = this.packagedFunction('Expirer', 'approvals-expirer', FUNCTION_ROLE.expirer, options, {
       description: 'cdk-tool-handler approvals expirer: marks undecided approvals past their expiry as expired.',
       environment: { ...shared, ...(options.replyBus ? { [ENV.replyBus]: options.replyBus.eventBusArn } : {}) },
     });
+    expirerTableStatements(options.table, options.owner).forEach((statement) => this.expirer.addToRolePolicy(statement));
+    // The reply bus takes `cdk-tool-handler` events only from roles with this tag.
+    Tags.of(this.expirer.role!).add(PUBLISHER_TAG.key, PUBLISHER_TAG.value);
 
-    const output = new CfnOutput(this, 'ApprovalsApiUrl', {
+    this.apiUrlOutput = new CfnOutput(this, API_URL_OUTPUT_SUFFIX, {
       value: this.apiUrl.url,
       description: 'The approvals API (cdk-tool-handler approvals --stack <this stack>).',
     });
-    output.overrideLogicalId(`${Names.uniqueId(this)}ApprovalsApiUrl`);
+    this.apiUrlOutput.overrideLogicalId(`${Names.uniqueId(this)}${API_URL_OUTPUT_SUFFIX}`);
   }
 
   private packagedFunction(
     id: string,
     code: PackagedFunction,
+    role: string,
     options: ApprovalsServiceOptions,
     settings: { description: string; environment: { [key: string]: string } },
   ): lambda.Function {
@@ -84,11 +89,11 @@ export class ApprovalsService extends Construct {
       retention: options.logRetention ?? DEFAULTS.logRetention,
       removalPolicy: options.removalPolicy,
     });
-    const role = new iam.Role(this, `${id}Role`, {
+    const functionRole = new iam.Role(this, `${id}Role`, {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: `${settings.description} Its log group and its table statements, nothing else.`,
     });
-    logGroup.grantWrite(role);
+    logGroup.grantWrite(functionRole);
     const fn = new lambda.Function(this, id, {
       code: packagedFunctionCode(this, code),
       handler: 'index.handler',
@@ -98,10 +103,13 @@ export class ApprovalsService extends Construct {
       timeout: Duration.seconds(10),
       description: settings.description,
       environment: settings.environment,
-      role,
+      role: functionRole,
       logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
     });
+    // What the handler role's Denies and the README's SCP recognise the function by (`aws:ResourceTag`).
+    Tags.of(fn).add(TAG.function, role);
+    Tags.of(fn).add(TAG.owner, options.owner);
     if (options.runtime === undefined) {
       Validations.of(fn).acknowledge({
         id: 'AwsSolutions-L1',

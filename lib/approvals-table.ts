@@ -2,7 +2,7 @@ import { Annotations, RemovalPolicy, Token } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import { TABLE } from '../lambda/names';
+import { INDEXES, IndexLayout, TABLE } from '../lambda/names';
 import { fail } from './validation';
 
 export interface ApprovalsTableOptions {
@@ -14,9 +14,9 @@ export interface ApprovalsTableOptions {
  * The table the runtime's DynamoDB store uses (lambda/names.ts `TABLE`): approvals (`approval#...`)
  * and duplicate-suppressed calls (`call#...`) under one String partition key, no sort key, expired by
  * TTL. On demand, since tool calls come in bursts; point-in-time recovery, since approvals are an
- * audit trail; retained on stack deletion unless told otherwise. A sparse index of approval items
- * (keyed on `approvalId`, which call items lack) lets operators list approvals without reading the
- * call items, which hold every tool's kept reply.
+ * audit trail; retained on stack deletion unless told otherwise. Two per-owner indexes of approval
+ * items (call items carry neither key) let the functions list approvals without reading the call
+ * items, which hold every tool's kept reply, or another owner's approvals.
  */
 export function createApprovalsTable(scope: Construct, id: string, options: ApprovalsTableOptions): dynamodb.Table {
   const table = new dynamodb.Table(scope, id, {
@@ -32,11 +32,14 @@ export function createApprovalsTable(scope: Construct, id: string, options: Appr
     encryptionKey: options.encryptionKey,
     removalPolicy: options.removalPolicy,
   });
-  table.addGlobalSecondaryIndex({
-    indexName: TABLE.approvalsIndex,
-    partitionKey: { name: TABLE.approvalsIndexKey, type: dynamodb.AttributeType.STRING },
-    projectionType: dynamodb.ProjectionType.ALL,
-  });
+  for (const index of INDEXES) {
+    table.addGlobalSecondaryIndex({
+      indexName: index.name,
+      partitionKey: { name: index.partitionKey.name, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: index.sortKey.name, type: dynamodb.AttributeType.NUMBER },
+      projectionType: dynamodb.ProjectionType.ALL,
+    });
+  }
   return table;
 }
 
@@ -50,8 +53,7 @@ export function checkGivenTable(scope: Construct, table: dynamodb.ITable): void 
     Annotations.of(scope).addWarningV2(
       'cdk-tool-handler:approvalsTableUnchecked',
       `The key schema and TTL of \`approvalsTable\` cannot be checked: it needs a String partition key "${TABLE.partitionKey}", ` +
-        `no sort key, TTL on "${TABLE.ttlAttribute}", and for listing approvals a global secondary index ` +
-        `"${TABLE.approvalsIndex}" keyed on the String "${TABLE.approvalsIndexKey}".`,
+        `no sort key, TTL on "${TABLE.ttlAttribute}", and ${describeIndexes()}.`,
     );
     return;
   }
@@ -71,11 +73,11 @@ export function checkGivenTable(scope: Construct, table: dynamodb.ITable): void 
       scope,
     );
   }
-  if (!hasApprovalsIndex(table)) {
+  const missing = INDEXES.filter((index) => !hasIndex(table, index));
+  if (missing.length > 0) {
     Annotations.of(scope).addWarningV2(
       'cdk-tool-handler:approvalsTableIndex',
-      `\`approvalsTable\` has no global secondary index "${TABLE.approvalsIndex}" keyed on the String ` +
-        `"${TABLE.approvalsIndexKey}": listing approvals (the approvals API, \`grantReadApprovals\`) will fail.`,
+      `\`approvalsTable\` lacks ${missing.map(describeIndex).join(' and ')}: listing and expiring approvals will fail.`,
     );
   }
   const cfn = table.node.defaultChild as dynamodb.CfnTable;
@@ -90,17 +92,26 @@ export function checkGivenTable(scope: Construct, table: dynamodb.ITable): void 
   }
 }
 
-function hasApprovalsIndex(table: dynamodb.Table): boolean {
+function hasIndex(table: dynamodb.Table, index: IndexLayout): boolean {
   try {
-    const { partitionKeys, sortKeys } = table.schemaV2(TABLE.approvalsIndex);
-    const [partitionKey] = partitionKeys;
+    const { partitionKeys, sortKeys } = table.schemaV2(index.name);
     return (
       partitionKeys.length === 1 &&
-      partitionKey.name === TABLE.approvalsIndexKey &&
-      partitionKey.type === dynamodb.AttributeType.STRING &&
-      sortKeys.length === 0
+      partitionKeys[0].name === index.partitionKey.name &&
+      partitionKeys[0].type === dynamodb.AttributeType.STRING &&
+      sortKeys.length === 1 &&
+      sortKeys[0].name === index.sortKey.name &&
+      sortKeys[0].type === dynamodb.AttributeType.NUMBER
     );
   } catch {
     return false; // schemaV2() throws for an index the table does not have
   }
+}
+
+function describeIndex(index: IndexLayout): string {
+  return `a global secondary index "${index.name}" (partition key String "${index.partitionKey.name}", sort key Number "${index.sortKey.name}", all attributes projected)`;
+}
+
+function describeIndexes(): string {
+  return INDEXES.map(describeIndex).join(' and ');
 }

@@ -1,71 +1,88 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, RemovalPolicy, Stack, Token, TokenComparison, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as pipes from 'aws-cdk-lib/aws-pipes';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { APPROVAL_ATTRIBUTES as A, DECISION_ATTRIBUTES as D, TABLE } from '../lambda/names';
 import { DEFAULTS } from './defaults';
 import { fail } from './validation';
 
-export interface AutoResumeOptions {
-  readonly table: dynamodb.ITable;
-  readonly queue: sqs.IQueue;
-  readonly fifo: boolean;
-  /** Only approvals of this owner are resumed (set when the table is shared). @default - any */
-  readonly owner?: string;
-  readonly encryptionKey?: kms.IKey;
-  readonly removalPolicy: RemovalPolicy;
-}
+/** The `source` and `detail-type` of the events the resume path puts on its bus. */
+export const RESUME_EVENT = { source: 'cdk-tool-handler.approvals', detailType: 'Tool Approval Decided' } as const;
 
 /**
- * The resume filter: only the stream record of the write that added `decision` to an approval item
- * (and, on a shared table, of this handler's own approvals). `exists` matches leaf values only,
- * hence the `S` level.
+ * The pipe's filter: only the stream record of the write that added `decision` to an approval item,
+ * whatever its owner (`exists` matches leaf values only, hence the `S` level).
  */
-export function decisionFilter(owner?: string): object {
+export function decisionFilter(): object {
   return {
     eventName: ['MODIFY'],
     dynamodb: {
       Keys: { [TABLE.partitionKey]: { S: [{ prefix: TABLE.approvalKeyPrefix }] } },
       OldImage: { [D.decision]: { S: [{ exists: false }] } },
-      NewImage: {
-        [D.decision]: { S: [{ exists: true }] },
-        ...(owner === undefined ? {} : { [A.owner]: { S: [owner] } }),
-      },
+      NewImage: { [D.decision]: { S: [{ exists: true }] } },
     },
   };
 }
 
-/** What the pipe puts on the tool queue: the resume envelope `{"approval_id": ...}`. */
-export const RESUME_INPUT_TEMPLATE = `{"approval_id": "<$.dynamodb.NewImage.${A.approvalId}.S>"}`;
-const APPROVAL_ID_PATH = `$.dynamodb.NewImage.${A.approvalId}.S`;
+/** What the pipe puts on the resume bus: the owner-free approval id and its owner, never args. */
+export const RESUME_INPUT_TEMPLATE =
+  `{"approval_id": "<$.dynamodb.NewImage.${A.approvalId}.S>", "owner": "<$.dynamodb.NewImage.${A.owner}.S>"}`;
+
+export interface ApprovalsResumePathOptions {
+  readonly table: dynamodb.ITable;
+  readonly encryptionKey?: kms.IKey;
+  readonly removalPolicy: RemovalPolicy;
+}
 
 /**
- * Every decision, approved or denied, puts one resume envelope on the tool queue: the
- * approvals table's stream into an EventBridge pipe (L1: aws-pipes has no stable L2 in aws-cdk-lib)
- * with its own role, limited to that stream and that queue, and a standard dead-letter queue for
- * records it cannot deliver.
+ * The one reader of an approvals table's stream, however many handlers share the table (DynamoDB
+ * Streams throttles more than two readers of a shard, and a reader sees every owner's records): an
+ * EventBridge pipe (L1: aws-pipes has no stable L2) that puts `{ approval_id, owner }` on a bus of
+ * its own for every decision. Each handler adds a rule there for its owner (`addResumeRule`), so no
+ * handler's queue or role sees another owner's records, and args never leave the table.
+ *
+ * One is made per table object, on first use, beside the table (`<table id>ToolHandlerResume`):
+ * every handler given that table object in this app shares it.
  */
-export class AutoResume extends Construct {
+export class ApprovalsResumePath extends Construct {
+  /** The path of `table`, made now if this app has none yet. */
+  static of(scope: Construct, options: ApprovalsResumePathOptions): ApprovalsResumePath {
+    const table = options.table;
+    const home: IConstruct = table.node.scope ?? table;
+    const id = `${table.node.id}ToolHandlerResume`;
+    const found = home.node.tryFindChild(id);
+    if (found instanceof ApprovalsResumePath) return found;
+    if (found) fail(`\`approvalsTable\`: the id ${id} beside the table is taken by another construct (${found.node.path}).`, scope);
+    return new ApprovalsResumePath(home as Construct, id, options, scope);
+  }
+
+  readonly bus: events.EventBus;
   readonly pipe: pipes.CfnPipe;
+  /** Stream records the pipe could not put on the bus. */
   readonly deadLetterQueue: sqs.Queue;
-  /** The pipe's role: reads the stream, sends to the tool queue and the dead-letter queue. */
+  /** The pipe's role: reads the stream, puts on the bus and the dead-letter queue. */
   readonly role: iam.Role;
 
-  constructor(scope: Construct, id: string, options: AutoResumeOptions) {
-    super(scope, id);
+  private constructor(home: Construct, id: string, options: ApprovalsResumePathOptions, user: Construct) {
+    super(home, id);
     const streamArn = options.table.tableStreamArn;
     if (!streamArn) {
       fail(
         '`approvalsTable` has no stream, which `autoResume` needs: create the table with ' +
           '`stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES` (or import it with its `tableStreamArn`), or set `autoResume: false`.',
-        scope,
+        user,
       );
     }
-    checkStreamView(scope, options.table);
+    checkStreamView(user, options.table);
 
+    this.bus = new events.EventBus(this, 'Bus', {
+      description: 'cdk-tool-handler: one event per decided approval ({ approval_id, owner }), for the handlers sharing the table.',
+    });
     this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
       encryption: options.encryptionKey ? sqs.QueueEncryption.KMS : sqs.QueueEncryption.SQS_MANAGED,
       encryptionMasterKey: options.encryptionKey,
@@ -75,26 +92,25 @@ export class AutoResume extends Construct {
     });
     Validations.of(this.deadLetterQueue).acknowledge({
       id: 'AwsSolutions-SQS3',
-      reason: 'This queue is itself a dead-letter queue: the resume pipe\'s, for stream records it could not deliver.',
+      reason: "This queue is itself a dead-letter queue: the resume pipe's, for stream records it could not deliver.",
     });
 
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('pipes.amazonaws.com'),
-      description: 'Resumes decided approvals: reads the approvals table stream, sends to the tool queue, nothing else.',
+      description: 'Announces decided approvals: reads the approvals table stream, puts on the resume bus, nothing else.',
     });
-    const role = this.role;
-    role.addToPolicy(
+    this.role.addToPolicy(
       new iam.PolicyStatement({
         actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
         resources: [streamArn],
       }),
     );
-    options.queue.grantSendMessages(role);
-    this.deadLetterQueue.grantSendMessages(role);
+    this.bus.grantPutEventsTo(this.role);
+    this.deadLetterQueue.grantSendMessages(this.role);
 
     this.pipe = new pipes.CfnPipe(this, 'Pipe', {
-      description: 'cdk-tool-handler: puts a resume envelope on the tool queue for every decided approval.',
-      roleArn: role.roleArn,
+      description: 'cdk-tool-handler: puts { approval_id, owner } on the resume bus for every decided approval.',
+      roleArn: this.role.roleArn,
       source: streamArn,
       sourceParameters: {
         dynamoDbStreamParameters: {
@@ -104,17 +120,90 @@ export class AutoResume extends Construct {
           maximumRecordAgeInSeconds: Duration.days(1).toSeconds(),
           deadLetterConfig: { arn: this.deadLetterQueue.queueArn },
         },
-        filterCriteria: { filters: [{ pattern: JSON.stringify(decisionFilter(options.owner)) }] },
+        filterCriteria: { filters: [{ pattern: JSON.stringify(decisionFilter()) }] },
       },
-      target: options.queue.queueArn,
+      target: this.bus.eventBusArn,
       targetParameters: {
         inputTemplate: RESUME_INPUT_TEMPLATE,
-        ...(options.fifo
-          ? { sqsQueueParameters: { messageGroupId: APPROVAL_ID_PATH, messageDeduplicationId: APPROVAL_ID_PATH } }
-          : {}),
+        eventBridgeEventBusParameters: { source: RESUME_EVENT.source, detailType: RESUME_EVENT.detailType },
       },
     });
-    this.pipe.node.addDependency(role);
+    this.pipe.node.addDependency(this.role);
+  }
+}
+
+export interface ResumeRuleOptions {
+  /** The resume bus of the table's path (this app's, or one made elsewhere). */
+  readonly bus: events.IEventBus;
+  readonly owner: string;
+  readonly queue: sqs.IQueue;
+  readonly fifo: boolean;
+  readonly deadLetterQueue: sqs.IQueue;
+}
+
+/** What the rule puts on the tool queue: the resume envelope `{"approval_id": ...}`. */
+export const RESUME_ENVELOPE = events.RuleTargetInput.fromObject({ approval_id: events.EventField.fromPath('$.detail.approval_id') });
+
+/**
+ * One handler's share of the resume path: a rule on the resume bus matching its owner only, that
+ * puts the resume envelope on its tool queue (FIFO: one message group per owner; the queue's
+ * content-based deduplication drops a repeat of the same envelope within 5 minutes).
+ */
+export function addResumeRule(scope: Construct, id: string, options: ResumeRuleOptions): events.Rule {
+  checkResumeBus(scope, options.bus);
+  checkQueueTakesEvents(scope, options.queue);
+  const rule = new events.Rule(scope, id, {
+    eventBus: options.bus,
+    description: `cdk-tool-handler: resumes the decided approvals of owner ${options.owner}.`,
+    eventPattern: {
+      source: [RESUME_EVENT.source],
+      detailType: [RESUME_EVENT.detailType],
+      detail: { owner: [options.owner] },
+    },
+  });
+  rule.addTarget(
+    new targets.SqsQueue(options.queue, {
+      message: RESUME_ENVELOPE,
+      ...(options.fifo ? { messageGroupId: 'approval-resumes' } : {}),
+      deadLetterQueue: options.deadLetterQueue,
+      retryAttempts: DEFAULTS.ruleRetryAttempts,
+      maxEventAge: DEFAULTS.ruleMaxEventAge,
+    }),
+  );
+  if (!(options.queue instanceof sqs.Queue)) {
+    Annotations.of(scope).addWarningV2(
+      'cdk-tool-handler:resumeQueuePolicy',
+      "`queue` is imported: its policy must let events.amazonaws.com send messages from the resume rule " +
+        `(${id}), and its key (if any) let EventBridge use it, or decided approvals are not resumed.`,
+    );
+  }
+  return rule;
+}
+
+/** A rule lives in its bus's account and region: a resume bus of another one cannot take this handler's rule. */
+function checkResumeBus(scope: Construct, bus: events.IEventBus): void {
+  const stack = Stack.of(scope);
+  const differs = (a: string, b: string) => Token.compareStrings(a, b) === TokenComparison.DIFFERENT;
+  if (differs(bus.env.account, stack.account) || differs(bus.env.region, stack.region)) {
+    fail(
+      `\`approvalsResumeBus\` must be in this stack's account and region (an EventBridge rule lives beside its bus), ` +
+        `got: a bus in ${bus.env.account}/${bus.env.region}, the stack in ${stack.account}/${stack.region}.`,
+      scope,
+    );
+  }
+}
+
+/**
+ * The resume rule is an EventBridge target of the tool queue, and EventBridge cannot use the AWS
+ * managed key `alias/aws/sqs`: a queue of this app encrypted with it would take no resume.
+ */
+function checkQueueTakesEvents(scope: Construct, queue: sqs.IQueue): void {
+  if (queue instanceof sqs.Queue && queue.encryptionType === sqs.QueueEncryption.KMS_MANAGED) {
+    fail(
+      '`queue` is encrypted with the AWS managed key alias/aws/sqs, which EventBridge cannot use, so decided approvals ' +
+        'could not be resumed: use `encryption: sqs.QueueEncryption.SQS_MANAGED` or a customer managed key, or set `autoResume: false`.',
+      scope,
+    );
   }
 }
 

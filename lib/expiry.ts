@@ -1,11 +1,9 @@
 import { Duration } from 'aws-cdk-lib';
-import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
-import { APPROVAL_ATTRIBUTES as A, DECISION_ATTRIBUTES as D, TABLE } from '../lambda/names';
 import { putRepliesStatement } from './permissions';
 
 /** How often the expirer runs: an approval is marked expired at most this long after its expiry. */
@@ -13,36 +11,19 @@ export const EXPIRY_INTERVAL = Duration.minutes(4);
 
 export interface ExpiryScheduleOptions {
   readonly expirer: lambda.IFunction;
-  readonly table: dynamodb.ITable;
   readonly replyBus?: events.IEventBus;
 }
 
 /**
- * Expiry: the expirer function (prebuilt, role of its own) on an EventBridge Scheduler
- * schedule. Its role scans the approvals index and writes only `expiredAt` (its condition tests
- * `decision`, `owner` and `expiresAt`), and puts `Tool Approval Expired` on the reply bus.
+ * Expiry: the expirer function (prebuilt, role of its own, table statements in permissions.ts) on
+ * an EventBridge Scheduler schedule; it puts `Tool Approval Expired` on the reply bus.
  */
 export class ExpirySchedule extends Construct {
   readonly schedule: scheduler.CfnSchedule;
 
   constructor(scope: Construct, id: string, options: ExpiryScheduleOptions) {
     super(scope, id);
-    const { expirer, table } = options;
-    expirer.addToRolePolicy(
-      new iam.PolicyStatement({ actions: ['dynamodb:Scan'], resources: [`${table.tableArn}/index/${TABLE.approvalsIndex}`] }),
-    );
-    expirer.addToRolePolicy(
-      new iam.PolicyStatement({
-        actions: ['dynamodb:UpdateItem'],
-        resources: [table.tableArn],
-        conditions: {
-          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.approvalKeyPrefix}*`] },
-          'ForAllValues:StringEquals': {
-            'dynamodb:Attributes': [TABLE.partitionKey, TABLE.expiresAttribute, A.expiredAt, A.owner, D.decision],
-          },
-        },
-      }),
-    );
+    const { expirer } = options;
     if (options.replyBus) expirer.addToRolePolicy(putRepliesStatement(options.replyBus));
     // The L1, with a role of our own: the L2 target grants invoke on the function's versions too.
     const role = new iam.Role(this, 'Role', {

@@ -1,4 +1,4 @@
-import { Stack } from 'aws-cdk-lib';
+import { CfnOutput, Lazy, Stack } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as sns from 'aws-cdk-lib/aws-sns';
@@ -13,7 +13,12 @@ export interface ApprovalNotificationsOptions {
   /** Include the call's args (they may hold personal data). */
   readonly withArgs: boolean;
   readonly deadLetterQueue: sqs.IQueue;
+  /** The stack output that holds this handler's approvals API URL. */
+  readonly apiUrlOutput: CfnOutput;
 }
+
+/** The stack outputs of approvals API URLs end in this (the CLI's `--stack` looks for it). */
+export const API_URL_OUTPUT_SUFFIX = 'ApprovalsApiUrl';
 
 const field = (path: string) => events.EventField.fromPath(`$.detail.${path}`);
 
@@ -24,12 +29,17 @@ const field = (path: string) => events.EventField.fromPath(`$.detail.${path}`);
 export class ApprovalNotifications extends Construct {
   constructor(scope: Construct, id: string, options: ApprovalNotificationsOptions) {
     super(scope, id);
-    const stackName = Stack.of(this).stackName;
+    const stack = Stack.of(this);
+    const stackName = stack.stackName;
+    // Known only once the whole stack is built: other handlers may be added after this one.
+    const output = Lazy.string({
+      produce: () => (approvalsApiOutputs(stack).length > 1 ? ` --output ${stack.resolve(options.apiUrlOutput.logicalId)}` : ''),
+    });
     const ids = `approval ${field('approval_id')} (run ${field('run_id')}, call ${field('call_id')})`;
     const requested =
       `Tool ${field('tool')} needs approval: ${ids}, until ${field('expires_at')}.` +
       (options.withArgs ? ` Args: ${field('args')}.` : '') +
-      ` Approve: npx cdk-tool-handler approvals approve ${field('approval_id')} --stack ${stackName}`;
+      ` Approve: npx cdk-tool-handler approvals approve ${field('approval_id')} --stack ${stackName}${output}`;
     const expired = `Tool ${field('tool')} was not approved in time: ${ids} expired at ${field('expires_at')}.`;
     this.rule('Requested', 'Tool Approval Requested', requested, options);
     this.rule('Expired', 'Tool Approval Expired', expired, options);
@@ -50,4 +60,11 @@ export class ApprovalNotifications extends Construct {
       ],
     });
   }
+}
+
+/** The approvals API URL outputs of `stack`. */
+function approvalsApiOutputs(stack: Stack): CfnOutput[] {
+  return stack.node
+    .findAll()
+    .filter((c): c is CfnOutput => c instanceof CfnOutput && String(stack.resolve(c.logicalId)).endsWith(API_URL_OUTPUT_SUFFIX));
 }

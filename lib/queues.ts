@@ -22,21 +22,23 @@ export interface ToolQueues {
 }
 
 /**
- * The tool-call queue: encrypted, TLS only, and a dead-letter queue after `maxReceiveCount`
+ * The tool-call queue: encrypted (SQS managed encryption unless a key is given: the resume rule and
+ * other EventBridge rules send to it, and EventBridge cannot use the AWS managed key
+ * `alias/aws/sqs`), TLS only, and a dead-letter queue after `maxReceiveCount`
  * receives, which is where the calls that the handler reports failed end up. Both follow
  * `removalPolicy` (retained by default), so that deleting the stack discards neither the calls not
  * yet run nor the failed ones.
  */
 export function createToolQueues(scope: Construct, options: ToolQueueOptions): ToolQueues {
   const deadLetterQueue = new sqs.Queue(scope, 'DeadLetterQueue', {
-    ...encryption(options.encryptionKey, sqs.QueueEncryption.KMS_MANAGED),
+    ...encryption(options.encryptionKey, sqs.QueueEncryption.SQS_MANAGED),
     ...fifo(options.fifo),
     enforceSSL: true,
     retentionPeriod: DEFAULTS.deadLetterRetention,
     removalPolicy: options.removalPolicy,
   });
   const queue = new sqs.Queue(scope, 'Queue', {
-    ...encryption(options.encryptionKey, sqs.QueueEncryption.KMS_MANAGED),
+    ...encryption(options.encryptionKey, sqs.QueueEncryption.SQS_MANAGED),
     ...fifo(options.fifo),
     enforceSSL: true,
     visibilityTimeout: options.visibilityTimeout,
@@ -80,7 +82,7 @@ export function allowEventBridgeToUseKey(scope: Construct, key: kms.IKey): void 
     Annotations.of(scope).addWarningV2(
       'cdk-tool-handler:encryptionKeyPolicy',
       'The key policy of the imported `encryptionKey` must allow the service principal events.amazonaws.com ' +
-        'kms:Decrypt and kms:GenerateDataKey, or EventBridge cannot put undeliverable events into the event dead-letter queue.',
+        'kms:Decrypt and kms:GenerateDataKey, or EventBridge cannot put resumes on the tool queue nor undeliverable events into the event dead-letter queue.',
     );
   }
 }

@@ -56,7 +56,7 @@ export interface ToolHandlerProps {
    * function timeout plus the batching window; an imported queue's cannot be checked, which adds a
    * warning.
    *
-   * @default - a new queue, encrypted (`encryptionKey` or the AWS managed key), TLS only, with a
+   * @default - a new queue, encrypted (`encryptionKey`, or SQS managed encryption), TLS only, with a
    * dead-letter queue
    */
   readonly queue?: sqs.IQueue;
@@ -120,16 +120,36 @@ export interface ToolHandlerProps {
   readonly eventSources?: ToolEventSourceOptions[];
 
   /**
-   * An existing approvals table. It must have a String partition key `pk`, no sort key, TTL on
-   * `expiresAt`, and for listing approvals (the approvals API, `grantReadApprovals`) a global
-   * secondary index `approvals` keyed on the String `approvalId`. If it is encrypted with a customer
-   * managed key that the table object does not carry (an imported table), pass that key as
-   * `encryptionKey`. Its approvals get an owner unique to this construct, so several handlers can
-   * share one table.
+   * An existing approvals table, which several handlers may share: each reaches only its `owner`'s
+   * items. It must have a String partition key `pk`, no sort key, TTL on `deleteAt`, a stream of
+   * new and old images (for `autoResume`), and two global secondary indexes projecting all
+   * attributes: `pendingByOwner` (String `pendingOwner`, Number `expiresAt`) and `approvalsByOwner`
+   * (String `owner`, Number `createdAt`). If it is encrypted with a customer managed key that the
+   * table object does not carry (an imported table), pass that key as `encryptionKey`.
    *
    * @default - a new table: on demand, point-in-time recovery, TTL, encrypted, retained on deletion
    */
   readonly approvalsTable?: dynamodb.ITable;
+
+  /**
+   * Who this handler's approvals and calls belong to: its key space in the approvals table
+   * (`approval#<owner>#...`, `call#<owner>#...`), which IAM walls off from every other owner's.
+   * 1 to 64 characters of `A-Z a-z 0-9 _ . -`, unique among the handlers sharing a table. Moving
+   * the construct in the tree changes the default, which hides the approvals and kept replies made
+   * under the old one: pin it when the table outlives a refactor or is shared across apps.
+   *
+   * @default - derived from the construct's path: unique in the app, the same on every synth
+   */
+  readonly owner?: string;
+
+  /**
+   * The resume bus of this table's resume path, when another app made it (that app's
+   * `approvalsResumeBus`): the table's stream has one reader, whatever the number of handlers, and
+   * this handler only adds its rule there.
+   *
+   * @default - the resume path this app makes once per table object
+   */
+  readonly approvalsResumeBus?: events.IEventBus;
 
   /**
    * How long approvals (and the kept replies of duplicate-suppressed calls) live. At least the
@@ -157,9 +177,10 @@ export interface ToolHandlerProps {
   readonly replyBus?: events.IEventBus;
 
   /**
-   * Resume every decided approval by itself: the approvals table's stream into an EventBridge pipe
-   * that puts `{"approval_id": ...}` on the tool queue for each decision (approved or denied). An
-   * existing `approvalsTable` then needs a stream of new and old images.
+   * Resume every decided approval by itself: the approvals table's stream into one EventBridge pipe
+   * per table, which puts `{ approval_id, owner }` on the table's resume bus, where a rule of this
+   * handler's owner puts `{"approval_id": ...}` on its tool queue, for each decision (approved or
+   * denied). An existing `approvalsTable` then needs a stream of new and old images.
    *
    * @default true
    */
@@ -190,8 +211,8 @@ export interface ToolHandlerProps {
    * not carry its key (an imported table), this key is taken to be the table's: the function, the
    * approvals engine and the approvals API get encrypt and decrypt on it, `grantReadApprovals` decrypt.
    *
-   * @default - AWS managed keys (`alias/aws/sqs`, `alias/aws/dynamodb`); the event dead-letter queue,
-   * which EventBridge writes to, uses SQS managed encryption
+   * @default - SQS managed encryption (SSE-SQS) for the queues, which EventBridge can write to, and
+   * the AWS managed key (`alias/aws/dynamodb`) for the table
    */
   readonly encryptionKey?: kms.IKey;
 

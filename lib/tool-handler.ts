@@ -1,4 +1,4 @@
-import { Annotations, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, Names, RemovalPolicy, Tags, Validations } from 'aws-cdk-lib';
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -14,7 +14,7 @@ import { Construct } from 'constructs';
 import { ENV } from '../lambda/names';
 import { checkGivenTable, createApprovalsTable } from './approvals-table';
 import { ApprovalsService } from './approvals-service';
-import { AutoResume } from './auto-resume';
+import { addResumeRule, ApprovalsResumePath } from './auto-resume';
 import { ExpirySchedule } from './expiry';
 import { ApprovalNotifications } from './notifications';
 import { DEFAULTS } from './defaults';
@@ -28,7 +28,9 @@ import { ToolInvokeTaskProps } from './invoke-task-props';
 import { ManifestTool } from './manifest-reader';
 import { readToolManifest, toManifestEntry } from './read-tool-manifest';
 import { ToolManifestEntry } from './tool-manifest';
-import { grantReadApprovals, handlerTableStatements, putRepliesStatement } from './permissions';
+import { grantReadApprovals, handlerInvokeDenials, handlerTableStatements, putRepliesStatement } from './permissions';
+import { guardReplyBus } from './reply-bus-guard';
+import { PUBLISHER_TAG } from './tags';
 import { allowEventBridgeToUseKey, checkGivenQueue, createEventDeadLetterQueue, createToolQueues } from './queues';
 import { patternAvoidingReplies } from './reply-loop';
 import { ToolHandlerProps } from './tool-handler-props';
@@ -105,6 +107,20 @@ export class ToolHandler extends Construct {
   public readonly approvalsApiUrl: string;
 
   /**
+   * Whose approvals and calls this handler's are: its key space in the approvals table
+   * (`TOOL_HANDLER_OWNER` on each of its functions).
+   */
+  public readonly owner: string;
+
+  /**
+   * The bus on which the table's resume path announces decided approvals (`{ approval_id, owner }`):
+   * pass it as `approvalsResumeBus` to a handler of another app that shares the table.
+   *
+   * @default - undefined when `autoResume` is off
+   */
+  public readonly approvalsResumeBus?: events.IEventBus;
+
+  /**
    * The tools of the module, read from its bundle at synth: every tool it defines, allowlisted
    * or not.
    *
@@ -165,8 +181,9 @@ export class ToolHandler extends Construct {
         'on-failure destination, neither of which cdk-nag recognises as a DLQ.',
     });
 
-    // Two handlers sharing a given table must never resume each other's approvals.
-    const owner = props.approvalsTable ? this.node.addr : undefined;
+    // Handlers sharing a table each keep to their own key space.
+    const owner = props.owner ?? Names.uniqueResourceName(this, { maxLength: 64 });
+    this.owner = owner;
     const service = new ApprovalsService(this, 'Approvals', {
       table: this.approvalsTable,
       tools: props.tools,
@@ -179,7 +196,7 @@ export class ToolHandler extends Construct {
       replyBus: props.replyBus,
       removalPolicy,
     });
-    new ExpirySchedule(this, 'Expiry', { expirer: service.expirer, table: this.approvalsTable, replyBus: props.replyBus });
+    new ExpirySchedule(this, 'Expiry', { expirer: service.expirer, replyBus: props.replyBus });
     this.approvalsEngine = service.engine;
     this.approvalsApi = service.api;
     this.approvalsApiUrl = service.apiUrl.url;
@@ -200,7 +217,7 @@ export class ToolHandler extends Construct {
         reportBatchItemFailures: true,
       }),
     );
-    for (const statement of handlerTableStatements(this.approvalsTable)) {
+    for (const statement of [...handlerTableStatements(this.approvalsTable, owner), ...handlerInvokeDenials(owner)]) {
       this.lambdaFunction.addToRolePolicy(statement);
     }
     // The engine itself, not its versions (the construct publishes none): no wildcard.
@@ -209,17 +226,31 @@ export class ToolHandler extends Construct {
     );
     const key = this.tableKey();
     for (const fn of [this.lambdaFunction, service.engine, service.api, service.expirer]) key?.grantEncryptDecrypt(fn);
-    if (props.replyBus) this.lambdaFunction.addToRolePolicy(putRepliesStatement(props.replyBus));
+    if (props.replyBus) {
+      this.lambdaFunction.addToRolePolicy(putRepliesStatement(props.replyBus));
+      Tags.of(this.lambdaFunction.role!).add(PUBLISHER_TAG.key, PUBLISHER_TAG.value);
+      guardReplyBus(this, props.replyBus);
+    }
     let resumeRole: iam.IRole | undefined;
     if (props.autoResume ?? true) {
-      resumeRole = new AutoResume(this, 'AutoResume', {
-        table: this.approvalsTable,
+      let bus = props.approvalsResumeBus;
+      if (!bus) {
+        const path = ApprovalsResumePath.of(this, { table: this.approvalsTable, encryptionKey: props.encryptionKey, removalPolicy });
+        bus = path.bus;
+        resumeRole = path.role;
+      }
+      this.approvalsResumeBus = bus;
+      addResumeRule(this, 'ResumeRule', {
+        bus,
+        owner,
         queue: this.queue,
         fifo: isFifo(props),
-        owner,
-        encryptionKey: props.encryptionKey,
-        removalPolicy,
-      }).role;
+        deadLetterQueue: this.eventDeadLetterQueue,
+      });
+      this.allowEventBridgeToUseKeys();
+      // A given queue's own key, too: the resume rule sends to that queue.
+      const queueKey = this.queue.encryptionMasterKey;
+      if (queueKey && queueKey !== props.encryptionKey) allowEventBridgeToUseKey(this, queueKey);
     }
     if (props.approvalNotifications) {
       if (!props.replyBus) {
@@ -230,6 +261,7 @@ export class ToolHandler extends Construct {
         topic: props.approvalNotifications,
         withArgs: props.notifyWithArgs ?? false,
         deadLetterQueue: this.eventDeadLetterQueue,
+        apiUrlOutput: service.apiUrlOutput,
       });
     }
     this.acknowledgeFunctionFindings([service.expirer.role, resumeRole]);
@@ -300,12 +332,13 @@ export class ToolHandler extends Construct {
   }
 
   /**
-   * Lets `grantee` read approvals, and nothing else: GetItem of approval items (`approval#...`) and
-   * Scan of the sparse `approvals` index (which holds approval items only, never the call items that
-   * keep every tool's reply), and decrypt with the table's key, if it has one. No write of any kind.
+   * Lets `grantee` read this handler's approvals, and nothing else: GetItem of its owner's approval
+   * items (`approval#<owner>#...`) and Query of its owner's partition of the two approval indexes
+   * (which hold approval items only, never the call items that keep every tool's reply), and decrypt
+   * with the table's key, if it has one. No write of any kind, no Scan, no other owner's approvals.
    */
   public grantReadApprovals(grantee: iam.IGrantable): iam.Grant {
-    return grantReadApprovals(grantee, this.approvalsTable, this.tableKey());
+    return grantReadApprovals(grantee, this.approvalsTable, this.owner, this.tableKey());
   }
 
   /**
@@ -316,14 +349,14 @@ export class ToolHandler extends Construct {
     return this.approvalsTable.encryptionKey ?? this.props.encryptionKey;
   }
 
-  private toolEnvironment(engineName: string, owner: string | undefined): { [key: string]: string } {
+  private toolEnvironment(engineName: string, owner: string): { [key: string]: string } {
     return {
       [ENV.tools]: this.props.tools.join(','),
       [ENV.timeoutSeconds]: String(this.settings.timeoutSeconds),
       [ENV.marginSeconds]: String(this.settings.marginSeconds),
       [ENV.approvalsTable]: this.approvalsTable.tableName,
       [ENV.approvalsEngine]: engineName,
-      ...(owner === undefined ? {} : { [ENV.owner]: owner }),
+      [ENV.owner]: owner,
       ...(this.props.notifyWithArgs && this.props.approvalNotifications ? { [ENV.notifyWithArgs]: 'true' } : {}),
       [ENV.approvalTtlSeconds]: String(this.settings.approvalTtlSeconds),
       ...(this.props.replyBus ? { [ENV.replyBus]: this.props.replyBus.eventBusArn } : {}),
@@ -333,10 +366,7 @@ export class ToolHandler extends Construct {
   private createRule(id: string, label: string, options: ToolEventSourceOptions): events.Rule {
     atPath(this, () => validateEventSource(label, options));
     this.eventSourcesScope ??= new Construct(this, 'EventSources');
-    if (this.props.encryptionKey && !this.eventKeyAllowed) {
-      allowEventBridgeToUseKey(this, this.props.encryptionKey);
-      this.eventKeyAllowed = true;
-    }
+    this.allowEventBridgeToUseKeys();
     const rule = new events.Rule(this.eventSourcesScope, id, {
       eventBus: options.eventBus,
       eventPattern: patternAvoidingReplies(this, label, options.eventPattern, options.eventBus, this.props.replyBus),
@@ -353,6 +383,13 @@ export class ToolHandler extends Construct {
     );
     this.ruleList.push(rule);
     return rule;
+  }
+
+  /** EventBridge writes to the queues `encryptionKey` encrypts (rules' targets and dead-letter queue): once. */
+  private allowEventBridgeToUseKeys(): void {
+    if (!this.props.encryptionKey || this.eventKeyAllowed) return;
+    allowEventBridgeToUseKey(this, this.props.encryptionKey);
+    this.eventKeyAllowed = true;
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
 import { ENV } from '../lambda/names';
-import { TOOL_NAME_PATTERN } from '../lambda/names';
+import { OWNER_PATTERN, TOOL_NAME_PATTERN } from '../lambda/names';
 import { DEFAULTS, MAX_FUNCTION_TIMEOUT_SECONDS } from './defaults';
 import { ToolEventSourceOptions } from './event-source-options';
 import { ToolHandlerProps } from './tool-handler-props';
@@ -25,6 +25,7 @@ export interface Settings {
 
 export function resolveSettings(props: ToolHandlerProps): Settings {
   validateTools(props.tools);
+  validateOwner(props.owner);
   validateHandler(props.handler);
   const timeoutSeconds = wholeSeconds('timeout', props.timeout ?? DEFAULTS.timeout);
   const marginSeconds = wholeSeconds('margin', props.margin ?? DEFAULTS.margin);
@@ -72,6 +73,13 @@ function validateTools(tools: string[]): void {
     if (seen.has(name)) fail(`\`tools\` must not name a tool twice, got: ${JSON.stringify(name)} twice.`);
     seen.add(name);
   });
+}
+
+function validateOwner(owner: string | undefined): void {
+  if (owner === undefined || Token.isUnresolved(owner)) return;
+  if (typeof owner !== 'string' || !OWNER_PATTERN.test(owner)) {
+    fail(`\`owner\` must be 1 to 64 characters of A-Z a-z 0-9 _ . -, got: ${JSON.stringify(owner)}.`);
+  }
 }
 
 function validateHandler(handler: string | undefined): void {

@@ -1,3 +1,4 @@
+import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -7,16 +8,19 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { callFingerprint } from '../../lambda/ids';
 import { TABLE } from '../../lambda/names';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
+import { ToolHandler } from '../../lib';
 import { decisionFilter, RESUME_INPUT_TEMPLATE } from '../../lib/auto-resume';
+import { EXPIRE_ATTRIBUTE_NAMES } from '../../lib/permissions';
 import { createTestTable } from '../support/dynamo';
 import { matchesPattern, renderInputTemplate } from '../support/event-pattern';
-import { actionsOf, handlerResource, onlyResource, statementsOfRole, toolStack, unbundledApp } from './helpers';
+import { actionsOf, handlerResource, onlyResource, props, statementsOfRole, toolStack, unbundledApp } from './helpers';
 
-/** §10 in the template: the resume pipe, the expiry schedule, notifications, who may publish replies. */
+/** §10 and §13 in the template: the resume path, the expiry schedule, notifications, who may publish replies. */
 
 const plain = toolStack(unbundledApp(), 'Plain');
 const t = Template.fromStack(plain.stack);
-const fifo = Template.fromStack(toolStack(unbundledApp(), 'Fifo', { fifo: true }).stack);
+const fifoBuilt = toolStack(unbundledApp(), 'Fifo', { fifo: true });
+const fifo = Template.fromStack(fifoBuilt.stack);
 const notified = toolStack(unbundledApp(), 'Notified', {}, (stack) => ({
   replyBus: new events.EventBus(stack, 'Replies'),
   approvalNotifications: new sns.Topic(stack, 'Approvers'),
@@ -24,19 +28,47 @@ const notified = toolStack(unbundledApp(), 'Notified', {}, (stack) => ({
 }));
 const tn = Template.fromStack(notified.stack);
 const tableId = onlyResource(t, 'AWS::DynamoDB::Table').id;
+const owner = plain.tools.owner;
+const logicalId = (stack: Stack, path: string) => {
+  const found = stack.node.findAll().find((c) => c.node.path === `${stack.stackName}/${path}`);
+  if (!found) throw new Error(`no construct at ${path}`);
+  return stack.getLogicalId((found.node.defaultChild ?? found) as any);
+};
+const busId = logicalId(plain.stack, 'Tools/ApprovalsTableToolHandlerResume/Bus');
+const queueId = logicalId(plain.stack, 'Tools/Queue');
+const eventDlqId = logicalId(plain.stack, 'Tools/EventDeadLetterQueue');
+const ruleId = logicalId(plain.stack, 'Tools/ResumeRule');
 
-describe('auto-resume', () => {
+/** Two handlers with pinned owners sharing the table the first one created. */
+function twoOwners(): { stack: Stack; alpha: ToolHandler; beta: ToolHandler; template: Template } {
+  const stack = new Stack(unbundledApp(), 'TwoOwners');
+  const alpha = new ToolHandler(stack, 'Alpha', props({ owner: 'alpha' }));
+  const beta = new ToolHandler(stack, 'Beta', props({ owner: 'beta', approvalsTable: alpha.approvalsTable }));
+  return { stack, alpha, beta, template: Template.fromStack(stack) };
+}
+const two = twoOwners();
+
+describe('auto-resume: one pipe per table onto its resume bus', () => {
   test('the created table streams new and old images', () => {
     t.hasResourceProperties('AWS::DynamoDB::Table', { StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' } });
   });
 
-  test('a pipe from the stream (TRIM_HORIZON, a dead-letter queue) to the tool queue, keeping only decisions, sending the resume envelope', () => {
+  test('the resume path sits beside the table: Tools/ApprovalsTableToolHandlerResume/{Bus,Pipe,Role,DeadLetterQueue}', () => {
+    const home = plain.tools.node.findChild('ApprovalsTableToolHandlerResume');
+    expect(home.node.children.map((c) => c.node.id).sort()).toEqual(['Bus', 'DeadLetterQueue', 'Pipe', 'Role']);
+    expect(plain.tools.node.tryFindChild('AutoResume')).toBeUndefined();
+    expect(plain.stack.resolve(plain.tools.approvalsResumeBus!.eventBusArn)).toEqual({ 'Fn::GetAtt': [busId, 'Arn'] });
+  });
+
+  test('a pipe from the stream (TRIM_HORIZON, a dead-letter queue) to the resume bus, keeping only decisions of any owner', () => {
     const { resource } = onlyResource(t, 'AWS::Pipes::Pipe');
     const p = resource.Properties;
     expect(p.Source).toEqual({ 'Fn::GetAtt': [tableId, 'StreamArn'] });
-    expect(p.Target).toEqual({ 'Fn::GetAtt': [plain.stack.getLogicalId(plain.tools.queue.node.defaultChild as any), 'Arn'] });
+    expect(p.Target).toEqual({ 'Fn::GetAtt': [busId, 'Arn'] });
     expect(p.SourceParameters.DynamoDBStreamParameters.StartingPosition).toBe('TRIM_HORIZON');
-    expect(p.SourceParameters.DynamoDBStreamParameters.DeadLetterConfig.Arn['Fn::GetAtt'][0]).toMatch(/^ToolsAutoResumeDeadLetterQueue/);
+    expect(p.SourceParameters.DynamoDBStreamParameters.DeadLetterConfig.Arn['Fn::GetAtt'][0]).toMatch(
+      /^ToolsApprovalsTableToolHandlerResumeDeadLetterQueue/,
+    );
     expect(p.SourceParameters.FilterCriteria.Filters.map((f: any) => JSON.parse(f.Pattern))).toEqual([
       {
         eventName: ['MODIFY'],
@@ -47,35 +79,86 @@ describe('auto-resume', () => {
         },
       },
     ]);
-    expect(p.TargetParameters).toEqual({ InputTemplate: '{"approval_id": "<$.dynamodb.NewImage.approvalId.S>"}' });
   });
 
-  test("the pipe's dead-letter queue is a standard queue, also for a FIFO tool queue, which gets group and deduplication ids", () => {
-    const p = onlyResource(fifo, 'AWS::Pipes::Pipe').resource.Properties;
-    expect(p.TargetParameters.SqsQueueParameters).toEqual({
-      MessageGroupId: '$.dynamodb.NewImage.approvalId.S',
-      MessageDeduplicationId: '$.dynamodb.NewImage.approvalId.S',
+  test('the pipe announces { approval_id, owner } (never args) as source cdk-tool-handler.approvals, Tool Approval Decided', () => {
+    expect(onlyResource(t, 'AWS::Pipes::Pipe').resource.Properties.TargetParameters).toEqual({
+      InputTemplate: '{"approval_id": "<$.dynamodb.NewImage.approvalId.S>", "owner": "<$.dynamodb.NewImage.owner.S>"}',
+      EventBridgeEventBusParameters: { Source: 'cdk-tool-handler.approvals', DetailType: 'Tool Approval Decided' },
     });
-    const dlqs = fifo.findResources('AWS::SQS::Queue', { Properties: { FifoQueue: Match.absent() } });
-    expect(Object.keys(dlqs).some((id) => id.includes('AutoResumeDeadLetterQueue'))).toBe(true);
   });
 
-  test("the pipe's role reads that stream and sends to that queue and its dead-letter queue, nothing else", () => {
-    const roleId = Object.keys(t.findResources('AWS::IAM::Role')).find((id) => id.startsWith('ToolsAutoResumeRole'))!;
+  test("the handler's rule on the resume bus matches its owner only and puts {approval_id} on its queue, with retries and the event DLQ", () => {
+    const rule = t.toJSON().Resources[ruleId];
+    expect(rule.Properties).toEqual({
+      Description: `cdk-tool-handler: resumes the decided approvals of owner ${owner}.`,
+      EventBusName: { Ref: busId },
+      EventPattern: { 'source': ['cdk-tool-handler.approvals'], 'detail-type': ['Tool Approval Decided'], 'detail': { owner: [owner] } },
+      State: 'ENABLED',
+      Targets: [
+        {
+          Id: 'Target0',
+          Arn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+          InputTransformer: { InputPathsMap: { 'detail-approval_id': '$.detail.approval_id' }, InputTemplate: '{"approval_id":<detail-approval_id>}' },
+          RetryPolicy: { MaximumRetryAttempts: 3, MaximumEventAgeInSeconds: 3600 },
+          DeadLetterConfig: { Arn: { 'Fn::GetAtt': [eventDlqId, 'Arn'] } },
+        },
+      ],
+    });
+  });
+
+  test('the tool queue lets EventBridge send from that rule only; the event DLQ takes its failures', () => {
+    for (const queue of [queueId, eventDlqId]) {
+      t.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: queue }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Allow',
+              Principal: { Service: 'events.amazonaws.com' },
+              Action: Match.anyValue(),
+              Condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [ruleId, 'Arn'] } } },
+            }),
+          ]),
+        },
+      });
+    }
+  });
+
+  test('a FIFO tool queue: the rule sends in one message group; the pipe\'s dead-letter queue stays standard', () => {
+    const rule = onlyResource(fifo, 'AWS::Events::Rule').resource;
+    expect(rule.Properties.Targets[0].SqsParameters).toEqual({ MessageGroupId: 'approval-resumes' });
+    expect(onlyResource(t, 'AWS::Events::Rule').resource.Properties.Targets[0].SqsParameters).toBeUndefined();
+    const dlqs = fifo.findResources('AWS::SQS::Queue', { Properties: { FifoQueue: Match.absent() } });
+    expect(Object.keys(dlqs).some((id) => id.startsWith('ToolsApprovalsTableToolHandlerResumeDeadLetterQueue'))).toBe(true);
+  });
+
+  test("the pipe's role reads that stream, puts on the resume bus and sends to its dead-letter queue, nothing else", () => {
+    const roleId = logicalId(plain.stack, 'Tools/ApprovalsTableToolHandlerResume/Role');
     const statements = statementsOfRole(t, roleId);
     expect(statements.find((s) => actionsOf(s).includes('dynamodb:GetRecords'))).toEqual({
       Effect: 'Allow',
       Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
       Resource: { 'Fn::GetAtt': [tableId, 'StreamArn'] },
     });
-    const others = statements.filter((s) => !actionsOf(s).includes('dynamodb:GetRecords'));
-    expect(others.flatMap(actionsOf).every((a) => a.startsWith('sqs:') || a.startsWith('kms:'))).toBe(true);
-    expect(others.map((s) => JSON.stringify(s.Resource)).every((r) => /Queue/.test(r))).toBe(true);
+    expect(statements.filter((s) => actionsOf(s).includes('events:PutEvents'))).toEqual([
+      { Effect: 'Allow', Action: 'events:PutEvents', Resource: { 'Fn::GetAtt': [busId, 'Arn'] } },
+    ]);
+    const dlqId = logicalId(plain.stack, 'Tools/ApprovalsTableToolHandlerResume/DeadLetterQueue');
+    const others = statements.filter((s) => !actionsOf(s).includes('dynamodb:GetRecords') && !actionsOf(s).includes('events:PutEvents'));
+    expect(others.flatMap(actionsOf).every((a) => a.startsWith('sqs:'))).toBe(true);
+    for (const s of others) expect(s.Resource).toEqual({ 'Fn::GetAtt': [dlqId, 'Arn'] });
+    // The tool queue is the rule's to send to, not the pipe's.
+    expect(JSON.stringify(statements)).not.toContain(queueId);
   });
 
-  test('autoResume: false makes no pipe', () => {
-    const off = Template.fromStack(toolStack(unbundledApp(), 'Off', { autoResume: false }).stack);
-    off.resourceCountIs('AWS::Pipes::Pipe', 0);
+  test('autoResume: false makes no pipe, no resume bus and no resume rule', () => {
+    const off = toolStack(unbundledApp(), 'Off', { autoResume: false });
+    const template = Template.fromStack(off.stack);
+    template.resourceCountIs('AWS::Pipes::Pipe', 0);
+    template.resourceCountIs('AWS::Events::EventBus', 0);
+    template.resourceCountIs('AWS::Events::Rule', 0);
+    expect(off.tools.approvalsResumeBus).toBeUndefined();
   });
 
   test('a given table without a stream is a synth error that says what to enable', () => {
@@ -92,15 +175,29 @@ describe('auto-resume', () => {
     );
   });
 
-  test('a shared table: the filter keeps only this handler\'s approvals (its owner)', () => {
+  test('a given table whose stream lacks the old images is a synth error', () => {
+    expect(() =>
+      toolStack(unbundledApp(), 'NewOnly', {}, (stack) => ({
+        approvalsTable: new dynamodb.Table(stack, 'T', {
+          partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
+          stream: dynamodb.StreamViewType.NEW_IMAGE,
+        }),
+      })),
+    ).toThrow(/NewOnly\/Tools: `approvalsTable`'s stream must show new and old images for `autoResume`, got: NEW_IMAGE/);
+  });
+
+  test("a given table: the pipe sits beside it, its filter keeps every owner's decisions, the rule matches this owner", () => {
     const shared = toolStack(unbundledApp(), 'Shared', {}, (stack) => ({
       approvalsTable: new dynamodb.Table(stack, 'T', {
         partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
         stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
       }),
     }));
-    const pattern = JSON.parse(onlyResource(Template.fromStack(shared.stack), 'AWS::Pipes::Pipe').resource.Properties.SourceParameters.FilterCriteria.Filters[0].Pattern);
-    expect(pattern.dynamodb.NewImage.owner).toEqual({ S: [shared.tools.node.addr] });
+    const template = Template.fromStack(shared.stack);
+    const pipe = onlyResource(template, 'AWS::Pipes::Pipe');
+    expect(pipe.id).toMatch(/^TToolHandlerResumePipe/);
+    expect(JSON.parse(pipe.resource.Properties.SourceParameters.FilterCriteria.Filters[0].Pattern)).toEqual(decisionFilter());
+    expect(onlyResource(template, 'AWS::Events::Rule').resource.Properties.EventPattern.detail).toEqual({ owner: [shared.tools.owner] });
   });
 });
 
@@ -113,13 +210,39 @@ describe('expiry', () => {
     expect(statementsOfRole(t, roleId)).toEqual([{ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { 'Fn::GetAtt': [expirerId, 'Arn'] } }]);
   });
 
-  test("the expirer's role scans the approvals index and writes expiredAt of approval items; approval items stay a day past expiry", () => {
-    const roleId = Object.keys(t.findResources('AWS::IAM::Role')).find((id) => id.startsWith('ToolsApprovalsExpirerRole'))!;
+  test("the expirer's role Queries its owner's partition of the pending index and marks its owner's approvals, nothing else", () => {
+    const roleId = logicalId(plain.stack, 'Tools/Approvals/ExpirerRole');
     const dynamo = statementsOfRole(t, roleId).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
-    expect(dynamo.map(actionsOf).flat().sort()).toEqual(['dynamodb:Scan', 'dynamodb:UpdateItem']);
-    const update = dynamo.find((s) => actionsOf(s).includes('dynamodb:UpdateItem'))!;
-    expect(update.Condition['ForAllValues:StringLike']).toEqual({ 'dynamodb:LeadingKeys': ['approval#*'] });
+    expect(dynamo).toEqual([
+      {
+        Sid: 'ApprovalsExpirerReadsItsPending',
+        Effect: 'Allow',
+        Action: 'dynamodb:Query',
+        Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId, 'Arn'] }, '/index/pendingByOwner']] },
+        Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [owner] } },
+      },
+      {
+        Sid: 'ApprovalsExpirerMarksExpiry',
+        Effect: 'Allow',
+        Action: 'dynamodb:UpdateItem',
+        Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
+        Condition: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`approval#${owner}#*`] },
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': EXPIRE_ATTRIBUTE_NAMES },
+        },
+      },
+    ]);
+    // It marks `expiredAt` and removes the pending mark; it never names a decision attribute but `decision` (tested in its condition).
+    expect([...EXPIRE_ATTRIBUTE_NAMES].sort()).toEqual(['decision', 'expiredAt', 'expiresAt', 'owner', 'pendingOwner', 'pk']);
+  });
+
+  test('approval items stay a day past expiry: TTL on deleteAt', () => {
     t.hasResourceProperties('AWS::DynamoDB::Table', { TimeToLiveSpecification: { AttributeName: 'deleteAt', Enabled: true } });
+  });
+
+  test('the expirer gets TOOL_HANDLER_OWNER, also for a table of its own', () => {
+    const expirer = t.toJSON().Resources[logicalId(plain.stack, 'Tools/Approvals/Expirer')];
+    expect(expirer.Properties.Environment.Variables.TOOL_HANDLER_OWNER).toBe(owner);
   });
 });
 
@@ -130,15 +253,19 @@ describe('notifications and the reply source', () => {
     ).toThrow('NoBus/Tools: `approvalNotifications` needs `replyBus`: the notifications are made from the reply bus\'s events; set both, or neither.');
   });
 
-  test('requested and expired approvals reach the topic as a short message with the CLI line (args only with notifyWithArgs)', () => {
-    const rules = Object.values(tn.findResources('AWS::Events::Rule')).filter((r: any) =>
-      JSON.stringify(r.Properties.EventPattern).includes('Tool Approval'),
+  const notificationRules = (template: Template) =>
+    Object.values(template.findResources('AWS::Events::Rule')).filter((r: any) =>
+      (r.Properties.EventPattern.source ?? []).includes('cdk-tool-handler'),
     ) as any[];
+
+  test('requested and expired approvals reach the topic as a short message with the CLI line (args only with notifyWithArgs)', () => {
+    const rules = notificationRules(tn);
     expect(rules.map((r) => r.Properties.EventPattern)).toEqual([
       { source: ['cdk-tool-handler'], 'detail-type': ['Tool Approval Requested'] },
       { source: ['cdk-tool-handler'], 'detail-type': ['Tool Approval Expired'] },
     ]);
     const [requested, expired] = rules.map((r) => r.Properties.Targets[0].InputTransformer);
+    // One approvals API in the stack: the approve line needs no --output.
     expect(requested.InputTemplate).toBe(
       '"Tool <detail-tool> needs approval: approval <detail-approval_id> (run <detail-run_id>, call <detail-call_id>), until <detail-expires_at>. ' +
         'Args: <detail-args>. Approve: npx cdk-tool-handler approvals approve <detail-approval_id> --stack Notified"',
@@ -149,46 +276,101 @@ describe('notifications and the reply source', () => {
   });
 
   test('only the handler and the expirer may put events on the reply bus, with source cdk-tool-handler only', () => {
+    const replies = logicalId(notified.stack, 'Replies');
     const putters = Object.values(tn.findResources('AWS::IAM::Policy')).flatMap((p: any) =>
-      p.Properties.PolicyDocument.Statement.filter((s: any) => actionsOf(s).includes('events:PutEvents')).map((s: any) => ({ roles: p.Properties.Roles, s })),
+      p.Properties.PolicyDocument.Statement.filter(
+        (s: any) => actionsOf(s).includes('events:PutEvents') && JSON.stringify(s.Resource).includes(replies),
+      ).map((s: any) => ({ roles: p.Properties.Roles, s })),
     );
     expect(putters).toHaveLength(2);
     for (const { roles, s } of putters) {
       expect(s.Condition).toEqual({ StringEquals: { 'events:source': 'cdk-tool-handler' } });
       expect(roles[0].Ref).toMatch(/^Tools(ServiceRole|ApprovalsExpirerRole)/);
     }
+    // The only other PutEvents: the resume pipe's, on its own bus.
+    const elsewhere = Object.values(tn.findResources('AWS::IAM::Policy')).flatMap((p: any) =>
+      p.Properties.PolicyDocument.Statement.filter((s: any) => actionsOf(s).includes('events:PutEvents') && !JSON.stringify(s.Resource).includes(replies)),
+    );
+    expect(elsewhere).toEqual([
+      { Effect: 'Allow', Action: 'events:PutEvents', Resource: { 'Fn::GetAtt': [logicalId(notified.stack, 'Tools/ApprovalsTableToolHandlerResume/Bus'), 'Arn'] } },
+    ]);
+  });
+
+  test('the handler and expirer roles carry the publisher tag that the reply bus policy asks for', () => {
+    for (const path of ['Tools/ServiceRole', 'Tools/Approvals/ExpirerRole']) {
+      const role = tn.toJSON().Resources[logicalId(notified.stack, path)];
+      expect(role.Properties.Tags).toEqual([{ Key: 'cdk-tool-handler:publisher', Value: 'true' }]);
+    }
+    for (const path of ['Tools/Approvals/EngineRole', 'Tools/Approvals/ApiRole', 'Tools/ApprovalsTableToolHandlerResume/Role']) {
+      expect(tn.toJSON().Resources[logicalId(notified.stack, path)].Properties.Tags).toBeUndefined();
+    }
+  });
+
+  test('the reply bus denies PutEvents with source cdk-tool-handler to every principal without that tag', () => {
+    const policies = Object.values(tn.findResources('AWS::Events::EventBusPolicy')) as any[];
+    expect(policies).toHaveLength(1);
+    expect(policies[0].Properties).toEqual({
+      EventBusName: { Ref: logicalId(notified.stack, 'Replies') },
+      StatementId: 'cdk-CdkToolHandlerOnlyItsFunctionsPublish',
+      Statement: {
+        Sid: 'cdk-CdkToolHandlerOnlyItsFunctionsPublish',
+        Effect: 'Deny',
+        Principal: { AWS: '*' },
+        Action: 'events:PutEvents',
+        Resource: { 'Fn::GetAtt': [logicalId(notified.stack, 'Replies'), 'Arn'] },
+        Condition: {
+          'ForAnyValue:StringEquals': { 'events:source': ['cdk-tool-handler'] },
+          StringNotEquals: { 'aws:PrincipalTag/cdk-tool-handler:publisher': 'true' },
+        },
+      },
+    });
   });
 });
 
-describe('the pipe filter and template against real-shaped stream records', () => {
+/** Two decision-shaped events, and what an EventBridge input transformer makes of them. */
+function renderInputTransformer(transformer: { InputPathsMap: Record<string, string>; InputTemplate: string }, event: unknown): string {
+  return transformer.InputTemplate.replace(/<([A-Za-z0-9_.-]+)>/g, (_, name: string) => {
+    const path = transformer.InputPathsMap[name];
+    if (!path) throw new Error(`no path for <${name}>`);
+    const value = path.replace(/^\$\./, '').split('.').reduce<any>((at, key) => (at === undefined ? undefined : at[key]), event);
+    // In a JSON template, a placeholder outside quotes becomes the JSON value at its path.
+    return JSON.stringify(value);
+  });
+}
+
+describe('the resume path against real-shaped stream records (two owners, one table)', () => {
+  type Named = { name: string; owner: string; record: any };
+
   /** Every write of an approval's life on dynalite, as the stream would show it (old and new images). */
-  async function lifeOf(approved: boolean): Promise<Array<{ name: string; record: object }>> {
-    const { tableName, client } = await createTestTable();
-    let now = Date.UTC(2030, 0, 1);
-    const store = new DynamoApprovalStore({ tableName, client, now: () => now, ttlSeconds: 60 });
-    const raw = async () => (await client.send(new GetCommand({ TableName: tableName, Key: { pk: 'approval#apr_1' } }))).Item;
-    const records: Array<{ name: string; record: object }> = [];
+  async function lifeOf(table: { tableName: string; client: any }, owner: string, approved: boolean): Promise<Named[]> {
+    const { tableName, client } = table;
+    const now = Date.UTC(2030, 0, 1);
+    const store = new DynamoApprovalStore({ tableName, client, now: () => now, ttlSeconds: 60, owner });
+    const pk = `approval#${owner}#apr_1`;
+    const raw = async () => (await client.send(new GetCommand({ TableName: tableName, Key: { pk } }))).Item;
+    const records: Named[] = [];
     const step = async (name: string, write: () => Promise<unknown>) => {
       const old = await raw();
       await write();
       const next = await raw();
       records.push({
         name,
+        owner,
         record: {
           eventID: String(records.length),
           eventName: old ? 'MODIFY' : 'INSERT',
           eventSource: 'aws:dynamodb',
           awsRegion: 'us-east-1',
           dynamodb: {
-            Keys: marshall({ pk: 'approval#apr_1' }),
-            ...(old ? { OldImage: marshall(old) } : {}),
-            NewImage: marshall(next!),
+            Keys: marshall({ pk }),
+            ...(old ? { OldImage: marshall(old, { removeUndefinedValues: true }) } : {}),
+            NewImage: marshall(next!, { removeUndefinedValues: true }),
             StreamViewType: 'NEW_AND_OLD_IMAGES',
           },
         },
       });
     };
-    const args = { orderId: 'o1' };
+    const args = { orderId: 'secret-order-o1' };
     await step('create', () => store.create({ approvalId: 'apr_1', tool: 'refund', args, runId: 'r', callId: 'c', fingerprint: callFingerprint('refund', args) }));
     await step(approved ? 'approve' : 'deny', () => store.decide('apr_1', { approved, by: 'alice' }));
     if (approved) {
@@ -198,32 +380,90 @@ describe('the pipe filter and template against real-shaped stream records', () =
     return records;
   }
 
-  async function expiryOf(): Promise<{ name: string; record: object }> {
-    const { tableName, client } = await createTestTable();
+  async function expiryOf(table: { tableName: string; client: any }, owner: string): Promise<Named> {
+    const { tableName, client } = table;
     let now = Date.UTC(2030, 0, 1);
-    const store = new DynamoApprovalStore({ tableName, client, now: () => now, ttlSeconds: 60 });
-    await store.create({ approvalId: 'apr_1', tool: 'refund', args: {}, runId: 'r', callId: 'c', fingerprint: callFingerprint('refund', {}) });
-    const old = (await client.send(new GetCommand({ TableName: tableName, Key: { pk: 'approval#apr_1' } }))).Item!;
+    const store = new DynamoApprovalStore({ tableName, client, now: () => now, ttlSeconds: 60, owner });
+    const pk = `approval#${owner}#apr_2`;
+    await store.create({ approvalId: 'apr_2', tool: 'refund', args: {}, runId: 'r', callId: 'c2', fingerprint: callFingerprint('refund', {}) });
+    const old = (await client.send(new GetCommand({ TableName: tableName, Key: { pk } }))).Item!;
     now += 60_000;
-    await store.expireDue();
-    const next = (await client.send(new GetCommand({ TableName: tableName, Key: { pk: 'approval#apr_1' } }))).Item!;
-    return { name: 'expire', record: { eventName: 'MODIFY', dynamodb: { Keys: marshall({ pk: 'approval#apr_1' }), OldImage: marshall(old), NewImage: marshall(next) } } };
+    expect((await store.expireDue()).map((r) => r.approvalId)).toEqual(['apr_2']);
+    const next = (await client.send(new GetCommand({ TableName: tableName, Key: { pk } }))).Item!;
+    return {
+      name: 'expire',
+      owner,
+      record: { eventName: 'MODIFY', dynamodb: { Keys: marshall({ pk }), OldImage: marshall(old, { removeUndefinedValues: true }), NewImage: marshall(next, { removeUndefinedValues: true }) } },
+    };
   }
 
-  test('only the decision matches, approved or denied, and yields exactly {"approval_id": "<id>"}', async () => {
-    const records = [...(await lifeOf(true)), ...(await lifeOf(false)), await expiryOf()];
-    const pattern = decisionFilter() as Record<string, unknown>;
-    const matched = records.filter(({ record }) => matchesPattern(pattern, record));
-    expect(records.map((r) => r.name)).toEqual(['create', 'approve', 'claim', 'complete', 'create', 'deny', 'expire']);
-    expect(matched.map((r) => r.name)).toEqual(['approve', 'deny']);
-    for (const { record } of matched) expect(JSON.parse(renderInputTemplate(RESUME_INPUT_TEMPLATE, record))).toEqual({ approval_id: 'apr_1' });
+  let records: Named[];
+  beforeAll(async () => {
+    // Both owners on one table, with the same approval id (equal run and call ids): distinct keys.
+    const table = await createTestTable();
+    records = [
+      ...(await lifeOf(table, 'alpha', true)),
+      ...(await lifeOf(table, 'beta', false)),
+      await expiryOf(table, 'alpha'),
+    ];
   });
 
-  test('a call item, and an approval of another owner, never match', async () => {
-    const decided = (await lifeOf(true))[1].record as any;
-    const callItem = { ...decided, dynamodb: { ...decided.dynamodb, Keys: marshall({ pk: 'call#["r","c"]' }) } };
-    expect(matchesPattern(decisionFilter() as Record<string, unknown>, callItem)).toBe(false);
-    expect(matchesPattern(decisionFilter('someone-else') as Record<string, unknown>, decided)).toBe(false);
-    expect(matchesPattern(decisionFilter('handler') as Record<string, unknown>, decided)).toBe(true);
+  /** The pipe as synthesized: its filter, and the event it puts on the bus for a record. */
+  const pipe = onlyResource(two.template, 'AWS::Pipes::Pipe').resource.Properties;
+  const filter = JSON.parse(pipe.SourceParameters.FilterCriteria.Filters[0].Pattern);
+  const eventOf = (record: object) => ({
+    'source': pipe.TargetParameters.EventBridgeEventBusParameters.Source,
+    'detail-type': pipe.TargetParameters.EventBridgeEventBusParameters.DetailType,
+    'detail': JSON.parse(renderInputTemplate(pipe.TargetParameters.InputTemplate, record)),
+  });
+  const ruleOf = (handler: ToolHandler) => two.template.toJSON().Resources[two.stack.getLogicalId(handler.node.findChild('ResumeRule').node.defaultChild as events.CfnRule)];
+
+  test('the synthesized filter and template are those of lib/auto-resume.ts', () => {
+    expect(filter).toEqual(decisionFilter());
+    expect(pipe.TargetParameters.InputTemplate).toBe(RESUME_INPUT_TEMPLATE);
+  });
+
+  test('only the decisions match, approved or denied, of any owner (not create, claim, complete, expire)', () => {
+    const names = records.map((r) => `${r.owner}:${r.name}`);
+    expect(names).toEqual(['alpha:create', 'alpha:approve', 'alpha:claim', 'alpha:complete', 'beta:create', 'beta:deny', 'alpha:expire']);
+    expect(records.filter((r) => matchesPattern(filter, r.record)).map((r) => `${r.owner}:${r.name}`)).toEqual(['alpha:approve', 'beta:deny']);
+  });
+
+  test("the pipe's template yields exactly { approval_id, owner }, the owner-free id, never args", () => {
+    for (const { owner: recordOwner, record } of records.filter((r) => matchesPattern(filter, r.record))) {
+      const text = renderInputTemplate(RESUME_INPUT_TEMPLATE, record);
+      expect(JSON.parse(text)).toEqual({ approval_id: 'apr_1', owner: recordOwner });
+      expect(text).not.toContain('secret-order-o1');
+      expect(text).not.toContain('refund');
+    }
+  });
+
+  test("each owner's rule matches only its own owner's events, and puts exactly {\"approval_id\": ...} on its queue", () => {
+    const decided = records.filter((r) => matchesPattern(filter, r.record));
+    for (const [handler, mine] of [[two.alpha, 'alpha'], [two.beta, 'beta']] as const) {
+      const rule = ruleOf(handler);
+      expect(rule.Properties.EventPattern.detail).toEqual({ owner: [mine] });
+      const matched = decided.filter((r) => matchesPattern(rule.Properties.EventPattern, eventOf(r.record)));
+      expect(matched.map((r) => r.owner)).toEqual([mine]);
+      for (const r of matched) {
+        expect(JSON.parse(renderInputTransformer(rule.Properties.Targets[0].InputTransformer, eventOf(r.record)))).toEqual({ approval_id: 'apr_1' });
+      }
+    }
+  });
+
+  test('an event of another source or detail type never matches a resume rule', () => {
+    const decided = records.find((r) => r.name === 'approve')!;
+    const rule = ruleOf(two.alpha);
+    expect(matchesPattern(rule.Properties.EventPattern, { ...eventOf(decided.record), source: 'cdk-tool-handler' })).toBe(false);
+    expect(matchesPattern(rule.Properties.EventPattern, { ...eventOf(decided.record), 'detail-type': 'Tool Call Succeeded' })).toBe(false);
+    expect(matchesPattern(rule.Properties.EventPattern, eventOf(decided.record))).toBe(true);
+  });
+
+  test('a call item never matches, whoever owns it', () => {
+    const decided = records.find((r) => r.name === 'approve')!.record;
+    for (const pk of ['call#alpha#["r","c"]', 'call#beta#~abc']) {
+      const callItem = { ...decided, dynamodb: { ...decided.dynamodb, Keys: marshall({ pk }) } };
+      expect(matchesPattern(filter, callItem)).toBe(false);
+    }
   });
 });

@@ -1,26 +1,37 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { callFingerprint } from '../../lambda/ids';
+import * as lambdaLib from 'aws-cdk-lib/aws-lambda';
 import { CALL_ATTRIBUTES, TABLE } from '../../lambda/names';
+import { ToolHandler } from '../../lib';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
 import { createTestTable } from '../support/dynamo';
 import { recordRequests, type RequestRecorder } from '../support/sdk-middleware';
 import { evaluate, requestContext, type RequestContext, type ScopedStatement } from './dynamodb-iam';
-import { actionsOf, onlyResource, statementsOfRole, toolStack, unbundledApp } from './helpers';
+import { evaluateInvoke, invokeChecks } from './lambda-iam';
+import { actionsOf, onlyResource, props, statementsOfRole, toolStack, unbundledApp } from './helpers';
 
 /**
- * Who may do what on the approvals table (§9), tried as attacks: the construct's synthesized
+ * Who may do what on the approvals table (§9, §13), tried as attacks: the construct's synthesized
  * statements, evaluated against the requests the real store sends (recorded against dynalite) and
- * against the requests an attacker holding a role would send.
+ * against the requests an attacker holding a role would send. Two handlers, A and B, share one table
+ * (B is given A's): every role of A is tried on B's keys, and the handler's role on the approvals
+ * functions with `lambda:InvokeFunction` on `*` added.
  */
 
 const { stack, tools } = toolStack(unbundledApp(), 'Iam');
+const other = new ToolHandler(stack, 'Other', props({ approvalsTable: tools.approvalsTable }));
 const approver = new iam.Role(stack, 'Approver', { assumedBy: new iam.AccountRootPrincipal() });
 const reader = new iam.Role(stack, 'Reader', { assumedBy: new iam.AccountRootPrincipal() });
 tools.grantApprove(approver);
 tools.grantReadApprovals(reader);
 const template = Template.fromStack(stack);
 const tableArn = { 'Fn::GetAtt': [onlyResource(template, 'AWS::DynamoDB::Table').id, 'Arn'] };
+const OWNER = tools.owner;
+const OTHER = other.owner;
 
 /** The table-relative resource a statement's `Resource` entry names, or undefined for other resources. */
 function tableResource(resource: unknown): string | undefined {
@@ -32,10 +43,13 @@ function tableResource(resource: unknown): string | undefined {
   return undefined;
 }
 
+function roleStatements(role: iam.IRole): any[] {
+  return statementsOfRole(template, stack.getLogicalId(role.node.defaultChild as iam.CfnRole));
+}
+
 /** The role's statements on the table, its indexes and its stream, one entry per table resource named. */
 function tableStatements(role: iam.IRole): ScopedStatement[] {
-  const roleId = stack.getLogicalId(role.node.defaultChild as iam.CfnRole);
-  return statementsOfRole(template, roleId).flatMap((statement) =>
+  return roleStatements(role).flatMap((statement) =>
     ([] as unknown[]).concat(statement.Resource).flatMap((resource) => {
       const name = tableResource(resource);
       return name ? [{ resource: name, statement }] : [];
@@ -47,59 +61,75 @@ const policies = {
   handler: tableStatements(tools.lambdaFunction.role!),
   engine: tableStatements(tools.approvalsEngine.role!),
   api: tableStatements(tools.approvalsApi.role!),
+  expirer: tableStatements(expirerOf(tools).role!),
   approver: tableStatements(approver),
   reader: tableStatements(reader),
 };
 type Who = keyof typeof policies;
 
-/** Requests recorded per store operation. */
+function expirerOf(handler: ToolHandler): lambdaLib.IFunction {
+  return handler.node.findChild('Approvals').node.findChild('Expirer') as lambdaLib.IFunction;
+}
+
+/** Requests recorded per store operation, for owner A (`tools`) and owner B (`other`). */
 const requests: Record<string, RequestContext[]> = {};
+const theirs: Record<string, RequestContext[]> = {};
 
 beforeAll(async () => {
   const { tableName, client } = await createTestTable();
   let clock = Date.UTC(2030, 0, 1);
-  const store = new DynamoApprovalStore({ tableName, client, now: () => clock, ttlSeconds: 3600 });
   const recorder: RequestRecorder = recordRequests(client);
-  async function op<T>(name: string, run: () => Promise<T>): Promise<T> {
-    recorder.reset();
-    const result = await run();
-    requests[name] = [...(requests[name] ?? []), ...recorder.sent.map((s) => requestContext(s.command, s.input))];
-    return result;
-  }
-  const args = { orderId: 'o1' };
-  const approval = { approvalId: 'apr_1', tool: 'refund', args, runId: 'r1', callId: 'c1', fingerprint: callFingerprint('refund', args) };
-  await op('create', () => store.create(approval));
-  await op('create', () => store.create(approval));
-  await op('claim', () => store.claim('apr_1', { until: clock + 60_000, allowedTools: new Set(['refund']) }));
-  await op('read', () => store.read('apr_1'));
-  await op('decide', () => store.decide('apr_1', { approved: true, by: 'alice', reason: 'fine', fingerprint: approval.fingerprint }));
-  await op('list', () => store.listPage({ status: 'approved', limit: 10 }));
-  const first = await op('claim', () => store.claim('apr_1', { until: clock + 60_000, allowedTools: new Set(['refund']), token: 't1' }));
-  if (first.claimed) await op('release', () => store.release('apr_1', 't1'));
-  const second = await op('claim', () => store.claim('apr_1', { until: clock + 60_000, token: 't2' }));
-  if (second.claimed) await op('complete', () => store.complete('apr_1', 't2', { refunded: 'o1' }));
-  await op('claim', () => store.claim('apr_1', { until: clock + 60_000, token: 't3' })); // refused: finished
+  for (const [owner, into] of [[OWNER, requests], [OTHER, theirs]] as const) {
+    const store = new DynamoApprovalStore({ tableName, client, now: () => clock, ttlSeconds: 3600, owner });
+    async function op<T>(name: string, run: () => Promise<T>): Promise<T> {
+      recorder.reset();
+      const result = await run();
+      into[name] = [...(into[name] ?? []), ...recorder.sent.map((s) => requestContext(s.command, s.input))];
+      return result;
+    }
+    const args = { orderId: 'o1' };
+    const approval = { approvalId: 'apr_1', tool: 'refund', args, runId: 'r1', callId: 'c1', fingerprint: callFingerprint('refund', args) };
+    await op('create', () => store.create(approval));
+    await op('create', () => store.create(approval));
+    await op('claim', () => store.claim('apr_1', { until: clock + 60_000, allowedTools: new Set(['refund']) }));
+    await op('read', () => store.read('apr_1'));
+    await op('decide', () => store.decide('apr_1', { approved: true, by: 'alice', reason: 'fine', fingerprint: approval.fingerprint }));
+    await op('create', () => store.create(approval)); // a redelivered call of a decided approval: refused upsert, then a read
+    await op('list', () => store.listPage({ status: 'approved', limit: 10 }));
+    await op('list', () => store.listPage({ status: 'pending', limit: 10 }));
+    const first = await op('claim', () => store.claim('apr_1', { until: clock + 60_000, allowedTools: new Set(['refund']), token: 't1' }));
+    if (first.claimed) await op('release', () => store.release('apr_1', 't1'));
+    const second = await op('claim', () => store.claim('apr_1', { until: clock + 60_000, token: 't2' }));
+    if (second.claimed) await op('complete', () => store.complete('apr_1', 't2', { refunded: 'o1' }));
+    await op('claim', () => store.claim('apr_1', { until: clock + 60_000, token: 't3' })); // refused: finished
+    await op('create', () => store.create({ ...approval, approvalId: 'apr_due', callId: 'c9' }));
+    clock += 3_600_001;
+    await op('expire', () => store.expireDue());
+    clock -= 3_600_001;
 
-  const call = { runId: 'r2', callId: 'c2' };
-  const begun = await op('begin', () => store.begin(call, { fingerprint: 'g', leaseUntil: clock + 60_000 }));
-  if (begun.state === 'started') await op('finish', () => store.finish(call, begun.token, { status: 'ok' }));
-  await op('begin', () => store.begin(call, { fingerprint: 'g', leaseUntil: clock + 60_000 }));
-  const failed = { runId: 'r3', callId: 'c3' };
-  const third = await op('begin', () => store.begin(failed, { fingerprint: 'h', leaseUntil: clock + 60_000 }));
-  if (third.state === 'started') await op('abandon', () => store.abandon(failed, third.token));
-  const lapsed = { runId: 'r4', callId: 'c4' };
-  await op('begin', () => store.begin(lapsed, { fingerprint: 'i', leaseUntil: clock + 1_000 }));
-  clock += 2_000;
-  await op('begin', () => store.begin(lapsed, { fingerprint: 'i', leaseUntil: clock + 60_000 }));
+    const call = { runId: 'r2', callId: 'c2' };
+    const begun = await op('begin', () => store.begin(call, { fingerprint: 'g', leaseUntil: clock + 60_000 }));
+    if (begun.state === 'started') await op('finish', () => store.finish(call, begun.token, { status: 'ok' }));
+    await op('begin', () => store.begin(call, { fingerprint: 'g', leaseUntil: clock + 60_000 }));
+    const failed = { runId: 'r3', callId: 'c3' };
+    const third = await op('begin', () => store.begin(failed, { fingerprint: 'h', leaseUntil: clock + 60_000 }));
+    if (third.state === 'started') await op('abandon', () => store.abandon(failed, third.token));
+    const lapsed = { runId: 'r4', callId: 'c4' };
+    await op('begin', () => store.begin(lapsed, { fingerprint: 'i', leaseUntil: clock + 1_000 }));
+    clock += 2_000;
+    await op('begin', () => store.begin(lapsed, { fingerprint: 'i', leaseUntil: clock + 60_000 }));
+  }
   recorder.detach();
 });
 
 const ENGINE_OPERATIONS = ['create', 'claim', 'release', 'complete'];
 const API_OPERATIONS = ['read', 'decide', 'list'];
+const EXPIRER_OPERATIONS = ['expire'];
 const CALL_OPERATIONS = ['begin', 'finish', 'abandon'];
+const EVERY_OPERATION = [...ENGINE_OPERATIONS, ...API_OPERATIONS, ...EXPIRER_OPERATIONS, ...CALL_OPERATIONS];
 
-function decisions(who: Who, names: string[]): Array<{ name: string; decision: string }> {
-  return names.flatMap((name) => (requests[name] ?? []).map((request) => ({ name, decision: evaluate(policies[who], request) })));
+function decisions(who: Who, names: string[], from = requests): Array<{ name: string; decision: string }> {
+  return names.flatMap((name) => (from[name] ?? []).map((request) => ({ name, decision: evaluate(policies[who], request) })));
 }
 
 /** A raw write as an attacker holding a role would send it. */
@@ -112,8 +142,12 @@ function update(pk: string, updateExpression: string, names: Record<string, stri
   });
 }
 
-test('every operation was exercised', () => {
-  for (const name of [...ENGINE_OPERATIONS, ...API_OPERATIONS, ...CALL_OPERATIONS]) expect(requests[name]?.length ?? 0).toBeGreaterThan(0);
+test('every operation was exercised, for both owners', () => {
+  for (const name of EVERY_OPERATION) {
+    expect(requests[name]?.length ?? 0).toBeGreaterThan(0);
+    expect(theirs[name]?.length ?? 0).toBe(requests[name].length);
+  }
+  expect(OWNER).not.toBe(OTHER);
 });
 
 describe('each role allows exactly its own part', () => {
@@ -121,33 +155,61 @@ describe('each role allows exactly its own part', () => {
     ['handler', CALL_OPERATIONS],
     ['engine', ENGINE_OPERATIONS],
     ['api', API_OPERATIONS],
+    ['expirer', EXPIRER_OPERATIONS],
   ] as const)('the %s role allows every request of its operations', (who, names) => {
     for (const outcome of decisions(who, [...names])) expect(outcome).toEqual({ name: outcome.name, decision: 'allowed' });
   });
 
+  test.each(['handler', 'engine', 'api', 'expirer', 'reader'] as const)(
+    "the %s role of owner A is refused every request of owner B's store, whatever the operation",
+    (who) => {
+      const outcomes = decisions(who, EVERY_OPERATION, theirs);
+      expect(outcomes.length).toBeGreaterThan(20);
+      for (const outcome of outcomes) expect({ ...outcome, decision: outcome.decision === 'allowed' ? 'allowed' : 'refused' }).toEqual({ ...outcome, decision: 'refused' });
+    },
+  );
+
   test.each([
-    ['handler', [...ENGINE_OPERATIONS, ...API_OPERATIONS, 'read']],
+    ['handler', [...ENGINE_OPERATIONS, ...API_OPERATIONS, ...EXPIRER_OPERATIONS]],
+    // Not `expire`: the engine may write any attribute of its owner's approvals (the honest limit below).
     ['engine', [...CALL_OPERATIONS, 'list']],
-    ['api', [...CALL_OPERATIONS, 'create', 'release', 'complete']],
-    ['approver', [...ENGINE_OPERATIONS, ...API_OPERATIONS, ...CALL_OPERATIONS]],
+    ['api', [...CALL_OPERATIONS, 'create', 'release', 'complete', 'expire']],
+    ['expirer', [...CALL_OPERATIONS, 'create', 'claim', 'release', 'complete', 'decide']],
+    ['approver', EVERY_OPERATION],
   ] as const)('the %s role is refused every request of the others', (who, names) => {
-    // The API reads an approval the way a refused claim does: that read is its own too.
-    const outcomes = decisions(who, [...names]).filter(({ name }) => !(who === 'api' && name === 'claim'));
+    // A read is a read: the API reads an approval the way a refused claim or create does.
+    const reads = (request: RequestContext) => request.action === 'dynamodb:GetItem' || request.action === 'dynamodb:Query';
+    const outcomes = names
+      .flatMap((name) => (requests[name] ?? []).filter((r) => !(who === 'api' && reads(r))).map((request) => ({ name, decision: evaluate(policies[who], request) })));
     expect(outcomes.length).toBeGreaterThan(0);
     for (const outcome of outcomes) expect(outcome.decision).not.toBe('allowed');
   });
 
-  test('a reader reads approvals (GetItem, the index) and writes nothing', () => {
+  test("a reader reads its owner's approvals (GetItem, Query of the indexes) and writes nothing", () => {
     for (const outcome of decisions('reader', ['read', 'list'])) expect(outcome.decision).toBe('allowed');
-    const writes = [...ENGINE_OPERATIONS, 'decide', ...CALL_OPERATIONS].flatMap((name) => requests[name] ?? []).filter((r) => r.action !== 'dynamodb:GetItem');
+    const writes = EVERY_OPERATION.flatMap((name) => requests[name] ?? []).filter((r) => !['dynamodb:GetItem', 'dynamodb:Query'].includes(r.action));
+    expect(writes.length).toBeGreaterThan(0);
     for (const request of writes) expect(evaluate(policies.reader, request)).not.toBe('allowed');
     const readerActions = policies.reader.flatMap(({ statement }) => actionsOf(statement));
-    expect(new Set(readerActions)).toEqual(new Set(['dynamodb:GetItem', 'dynamodb:Scan']));
+    expect(new Set(readerActions)).toEqual(new Set(['dynamodb:GetItem', 'dynamodb:Query']));
+  });
+
+  test('no role is allowed a Scan of the table or of any index', () => {
+    for (const who of Object.keys(policies) as Who[]) {
+      for (const resource of ['table', `index/${TABLE.pendingIndex}`, `index/${TABLE.ownerIndex}`]) {
+        expect({ who, resource, decision: evaluate(policies[who], { action: 'dynamodb:Scan', resource, leadingKeys: [], attributes: [] }) }).toEqual({
+          who,
+          resource,
+          decision: expect.not.stringMatching(/^allowed$/),
+        });
+      }
+    }
   });
 });
 
 describe('attacks with the handler role (the role every user tool runs with)', () => {
-  const approvalKey = `${TABLE.approvalKeyPrefix}apr_1`;
+  const approvalKey = `${TABLE.approvalKeyPrefix}${OWNER}#apr_1`;
+  const callKey = `${TABLE.callKeyPrefix}${OWNER}#["r","c"]`;
 
   test('1. args swapped after the decision: rewriting fingerprint or args of an approval is explicitly denied', () => {
     expect(evaluate(policies.handler, update(approvalKey, 'SET #f = :f', { '#f': 'fingerprint' }))).toBe('explicitly denied');
@@ -169,21 +231,35 @@ describe('attacks with the handler role (the role every user tool runs with)', (
     }
   });
 
-  test('no Query or Scan of the approvals index, no read of the table stream', () => {
-    for (const [action, resource] of [['Query', `index/${TABLE.approvalsIndex}`], ['Scan', `index/${TABLE.approvalsIndex}`], ['GetRecords', 'stream/2030']]) {
-      const request: RequestContext = { action: `dynamodb:${action}`, resource, leadingKeys: ['apr_1'], attributes: [] };
+  test('no Query or Scan of the indexes, no read of the table stream', () => {
+    for (const [action, resource] of [
+      ['Query', `index/${TABLE.pendingIndex}`],
+      ['Query', `index/${TABLE.ownerIndex}`],
+      ['Scan', `index/${TABLE.ownerIndex}`],
+      ['GetRecords', 'stream/2030'],
+    ]) {
+      const request: RequestContext = { action: `dynamodb:${action}`, resource, leadingKeys: [OWNER], attributes: [] };
       expect(evaluate(policies.handler, request)).toBe('explicitly denied');
     }
   });
 
-  test('a call-item write naming approvalId (which would put a kept reply into the approvals index) is explicitly denied', () => {
-    const request = update(`${TABLE.callKeyPrefix}["r","c"]`, 'SET #a = :a', { '#a': 'approvalId' });
-    expect(evaluate(policies.handler, request)).toBe('explicitly denied');
-    for (const attribute of ['decision', 'tool', 'result', 'owner']) {
-      expect(evaluate(policies.handler, update(`${TABLE.callKeyPrefix}x`, 'SET #a = :a', { '#a': attribute }))).toBe('explicitly denied');
+  test('a call-item write naming owner or pendingOwner (which would put a kept reply into an index) is explicitly denied', () => {
+    for (const attribute of ['owner', 'pendingOwner', 'approvalId', 'decision', 'tool', 'result']) {
+      expect({ attribute, decision: evaluate(policies.handler, update(callKey, 'SET #a = :a', { '#a': attribute })) }).toEqual({
+        attribute,
+        decision: 'explicitly denied',
+      });
     }
     for (const attribute of Object.values(CALL_ATTRIBUTES)) {
-      expect(evaluate(policies.handler, update(`${TABLE.callKeyPrefix}x`, 'SET #a = :a', { '#a': attribute }))).toBe('allowed');
+      expect(evaluate(policies.handler, update(callKey, 'SET #a = :a', { '#a': attribute }))).toBe('allowed');
+    }
+  });
+
+  test("another owner's call items (forging or erasing its kept replies) are explicitly denied, as is any key outside its own calls", () => {
+    for (const pk of [`${TABLE.callKeyPrefix}${OTHER}#["r","c"]`, `${TABLE.callKeyPrefix}${OTHER}#~abc`, `${TABLE.callKeyPrefix}["r","c"]`, 'other#x']) {
+      expect({ pk, decision: evaluate(policies.handler, update(pk, 'SET #r = :r', { '#r': 'reply' })) }).toEqual({ pk, decision: 'explicitly denied' });
+      const erase = requestContext('DeleteCommand', { Key: { [TABLE.partitionKey]: pk } });
+      expect({ pk, decision: evaluate(policies.handler, erase) }).toEqual({ pk, decision: 'explicitly denied' });
     }
   });
 
@@ -195,21 +271,22 @@ describe('attacks with the handler role (the role every user tool runs with)', (
     ];
     expect(evaluate(broad, update(approvalKey, 'SET #d = :d', { '#d': 'decision' }))).toBe('explicitly denied');
     expect(evaluate(broad, { action: 'dynamodb:Scan', resource: 'table', leadingKeys: [], attributes: [] })).toBe('explicitly denied');
-    expect(evaluate(broad, { action: 'dynamodb:Query', resource: `index/${TABLE.approvalsIndex}`, leadingKeys: ['apr_1'], attributes: [] })).toBe(
+    expect(evaluate(broad, { action: 'dynamodb:Query', resource: `index/${TABLE.ownerIndex}`, leadingKeys: [OTHER], attributes: [] })).toBe(
       'explicitly denied',
     );
+    expect(evaluate(broad, update(`${TABLE.callKeyPrefix}${OTHER}#x`, 'SET #r = :r', { '#r': 'reply' }))).toBe('explicitly denied');
   });
 });
 
 describe('attacks with the other roles', () => {
   test("3. an approver cannot touch a claim: it has no table access at all, only the API's URL", () => {
     expect(policies.approver).toEqual([]);
-    const clearClaim = update(`${TABLE.approvalKeyPrefix}apr_1`, 'REMOVE #c', { '#c': 'claimedUntil' });
+    const clearClaim = update(`${TABLE.approvalKeyPrefix}${OWNER}#apr_1`, 'REMOVE #c', { '#c': 'claimedUntil' });
     expect(evaluate(policies.approver, clearClaim)).toBe('denied by default');
   });
 
   test("the API's role may write the decision only: not a claim, a completion, tool, owner, args by themselves", () => {
-    const key = `${TABLE.approvalKeyPrefix}apr_1`;
+    const key = `${TABLE.approvalKeyPrefix}${OWNER}#apr_1`;
     for (const attribute of ['claimedUntil', 'claimToken', 'completedAt', 'result', 'owner', 'fingerprint']) {
       expect({ attribute, decision: evaluate(policies.api, update(key, 'SET #a = :a', { '#a': attribute })) }).toEqual({
         attribute,
@@ -226,8 +303,10 @@ describe('attacks with the other roles', () => {
 
   test("the engine's role reaches approval items only, never a call item (a kept reply)", () => {
     const get = (pk: string) => requestContext('GetCommand', { Key: { [TABLE.partitionKey]: pk }, ConsistentRead: true });
-    expect(evaluate(policies.engine, get(`${TABLE.approvalKeyPrefix}x`))).toBe('allowed');
-    expect(evaluate(policies.engine, get(`${TABLE.callKeyPrefix}["r","c"]`))).toBe('denied by default');
+    expect(evaluate(policies.engine, get(`${TABLE.approvalKeyPrefix}${OWNER}#x`))).toBe('allowed');
+    expect(evaluate(policies.engine, get(`${TABLE.approvalKeyPrefix}${OTHER}#x`))).toBe('denied by default');
+    expect(evaluate(policies.engine, get(`${TABLE.approvalKeyPrefix}x`))).toBe('denied by default');
+    expect(evaluate(policies.engine, get(`${TABLE.callKeyPrefix}${OWNER}#["r","c"]`))).toBe('denied by default');
     expect(evaluate(policies.engine, { action: 'dynamodb:Scan', resource: 'table', leadingKeys: [], attributes: [] })).toBe('denied by default');
   });
 });
@@ -262,5 +341,82 @@ describe('the model', () => {
     };
     expect(evaluate([notEquals], { action: 'dynamodb:UpdateItem', resource: 'table', leadingKeys: [], attributes: ['a', 'b'] })).toBe('explicitly denied');
     expect(evaluate([notEquals], { action: 'dynamodb:UpdateItem', resource: 'table', leadingKeys: [], attributes: ['a'] })).toBe('denied by default');
+  });
+});
+
+describe("invoking the approvals functions (the tags the construct puts on them, the handler role's Denies, the README's SCP)", () => {
+  const functions = {
+    'its API': tools.approvalsApi,
+    "another owner's API": other.approvalsApi,
+    'its engine': tools.approvalsEngine,
+    "another owner's engine": other.approvalsEngine,
+    'its expirer': expirerOf(tools),
+    "another owner's expirer": expirerOf(other),
+  };
+  type Target = keyof typeof functions;
+
+  /** What IAM sees of the function: its ARN (as the statements name it) and its tags, from the template. */
+  function target(name: Target): { arn: string; tags: Record<string, string> } {
+    const fn = functions[name];
+    const id = stack.getLogicalId(fn.node.defaultChild as CfnElement);
+    const tags = Object.fromEntries((template.toJSON().Resources[id].Properties.Tags ?? []).map((t: { Key: string; Value: string }) => [t.Key, t.Value]));
+    return { arn: JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] }), tags };
+  }
+
+  const everywhere = [
+    { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: '*' },
+    { Effect: 'Allow', Action: 'lambda:*', Resource: '*' },
+  ];
+  const handlerWithBroadInvoke = [...roleStatements(tools.lambdaFunction.role!), ...everywhere];
+
+  test('the package functions carry what the Denies match: their part and their owner', () => {
+    expect(target('its API').tags).toMatchObject({ 'cdk-tool-handler:function': 'approvals-api', 'cdk-tool-handler:owner': OWNER });
+    expect(target("another owner's engine").tags).toMatchObject({ 'cdk-tool-handler:function': 'approvals-engine', 'cdk-tool-handler:owner': OTHER });
+    expect(target('its expirer').tags).toMatchObject({ 'cdk-tool-handler:function': 'approvals-expirer' });
+  });
+
+  test.each<[Target, 'direct' | 'url']>([
+    ['its API', 'direct'],
+    ['its API', 'url'],
+    ["another owner's API", 'direct'],
+    ["another owner's API", 'url'],
+    ["another owner's engine", 'direct'],
+    ['its expirer', 'direct'],
+    ["another owner's expirer", 'direct'],
+  ])('the handler role, even given lambda:InvokeFunction and lambda:* on *, cannot invoke %s (%s)', (name, through) => {
+    const { arn, tags } = target(name);
+    expect(evaluateInvoke(handlerWithBroadInvoke, invokeChecks(arn, tags, through))).toBe('explicitly denied');
+  });
+
+  test('the handler role still invokes its own engine, directly', () => {
+    const { arn, tags } = target('its engine');
+    expect(evaluateInvoke(roleStatements(tools.lambdaFunction.role!), invokeChecks(arn, tags, 'direct'))).toBe('allowed');
+    expect(evaluateInvoke(handlerWithBroadInvoke, invokeChecks(arn, tags, 'direct'))).toBe('allowed');
+  });
+
+  test('an approver (grantApprove) reaches its API through the URL only, and no other function', () => {
+    const statements = roleStatements(approver);
+    const api = target('its API');
+    expect(evaluateInvoke(statements, invokeChecks(api.arn, api.tags, 'url'))).toBe('allowed');
+    expect(evaluateInvoke(statements, invokeChecks(api.arn, api.tags, 'direct'))).toBe('denied by default');
+    for (const name of ["another owner's API", 'its engine'] as const) {
+      const { arn, tags } = target(name);
+      expect(evaluateInvoke(statements, invokeChecks(arn, tags, 'url'))).not.toBe('allowed');
+    }
+  });
+
+  test("the README's SCP: an administrator with lambda:* invokes no approvals API directly, and still can through its URL", () => {
+    const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+    const block = /<!-- scp -->\s*```json\n([\s\S]*?)```/.exec(readme);
+    expect(block).not.toBeNull();
+    const scp = JSON.parse(block![1]);
+    const admin = [...everywhere, ...([] as any[]).concat(scp.Statement ?? scp)];
+    for (const name of ['its API', "another owner's API"] as const) {
+      const { arn, tags } = target(name);
+      expect(evaluateInvoke(admin, invokeChecks(arn, tags, 'direct'))).toBe('explicitly denied');
+      expect(evaluateInvoke(admin, invokeChecks(arn, tags, 'url'))).toBe('allowed');
+    }
+    const engine = target('its engine');
+    expect(evaluateInvoke(admin, invokeChecks(engine.arn, engine.tags, 'direct'))).toBe('allowed');
   });
 });

@@ -56,7 +56,7 @@ beforeAll(async () => {
 
   const table = await createTestTable();
   tableName = table.tableName;
-  store = new DynamoApprovalStore({ tableName, client: table.client });
+  store = new DynamoApprovalStore({ tableName, client: table.client, owner: handlerFunction.env[VARIABLES.owner] });
   const local = { ...LOCAL_AWS_ENV, AWS_ENDPOINT_URL_DYNAMODB: dynaliteEndpoint(), [VARIABLES.approvalsTable]: tableName };
   host = await startLambdaHost(
     { engine: { bundle: engine.bundle, env: { ...engine.env, ...local } }, api: { bundle: api.bundle, env: { ...api.env, ...local } } },

@@ -1,6 +1,6 @@
 import { CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { ENV, TABLE } from '../../lambda/names';
+import { ENV, INDEXES, OWNER_PATTERN, TABLE } from '../../lambda/names';
 import { actionsOf, handlerResource, onlyResource, statementsOfRole, toolStack, unbundledApp } from './helpers';
 
 /** Every default of §8, read off one stack built with only the required props. */
@@ -9,6 +9,10 @@ const { stack, tools } = toolStack(app, 'Defaults');
 const template = Template.fromStack(stack);
 const fn = handlerResource(template, 'AWS::Lambda::Function');
 const queue = onlyResource(template, 'AWS::SQS::Queue', { RedrivePolicy: Match.anyValue() });
+/** The handler's own role: the one that trusts Lambda (the resume pipe's role trusts Pipes). */
+const handlerRole = handlerResource(template, 'AWS::IAM::Role', {
+  AssumeRolePolicyDocument: { Statement: [{ Principal: { Service: 'lambda.amazonaws.com' } }] },
+});
 
 describe('the function', () => {
   test('is Node.js 22 on ARM64 with 512 MiB, handler `handler` of the bundled entry', () => {
@@ -40,12 +44,15 @@ describe('the function', () => {
       [ENV.marginSeconds]: '1',
       [ENV.approvalsTable]: { Ref: table.id },
       [ENV.approvalsEngine]: { Ref: handlerEngineId() },
+      [ENV.owner]: tools.owner,
       [ENV.approvalTtlSeconds]: String(7 * 24 * 3600),
     });
   });
 
-  test('sets no owner on a table of its own (approvals are owned by the default, handler)', () => {
-    expect(fn.resource.Properties.Environment.Variables[ENV.owner]).toBeUndefined();
+  test('sets an owner also on a table of its own: derived from its path, at most 64 characters of the owner pattern', () => {
+    expect(fn.resource.Properties.Environment.Variables[ENV.owner]).toBe(tools.owner);
+    expect(tools.owner).toMatch(OWNER_PATTERN);
+    expect(tools.owner).toMatch(/^DefaultsTools/);
   });
 
   test('has no tracing', () => {
@@ -62,7 +69,7 @@ describe('the function', () => {
   });
 
   test('has a role of its own with no managed policies', () => {
-    const role = handlerResource(template, 'AWS::IAM::Role');
+    const role = handlerRole;
     expect(role.resource.Properties.ManagedPolicyArns).toBeUndefined();
     expect(fn.resource.Properties.Role).toEqual({ 'Fn::GetAtt': [role.id, 'Arn'] });
   });
@@ -73,8 +80,9 @@ describe('the function', () => {
 });
 
 describe('the queue', () => {
-  test('is a standard queue encrypted with the AWS managed key', () => {
-    expect(queue.resource.Properties.KmsMasterKeyId).toBe('alias/aws/sqs');
+  test('is a standard queue with SQS managed encryption (SSE-SQS), which the resume rule (EventBridge) can send to', () => {
+    expect(queue.resource.Properties.SqsManagedSseEnabled).toBe(true);
+    expect(queue.resource.Properties.KmsMasterKeyId).toBeUndefined();
     expect(queue.resource.Properties.FifoQueue).toBeUndefined();
   });
 
@@ -86,7 +94,7 @@ describe('the queue', () => {
     const dlqId = queue.resource.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0];
     expect(queue.resource.Properties.RedrivePolicy.maxReceiveCount).toBe(5);
     const dlq = template.toJSON().Resources[dlqId];
-    expect(dlq.Properties).toMatchObject({ KmsMasterKeyId: 'alias/aws/sqs', MessageRetentionPeriod: 14 * 24 * 3600 });
+    expect(dlq.Properties).toEqual({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
     expect(stack.resolve(tools.deadLetterQueue!.queueArn)).toEqual({ 'Fn::GetAtt': [dlqId, 'Arn'] });
   });
 
@@ -107,6 +115,15 @@ describe('the queue', () => {
       FunctionName: { Ref: fn.id },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
+  });
+
+  test('no queue the construct creates uses the AWS managed key alias/aws/sqs (EventBridge cannot use it)', () => {
+    const queues = Object.values(template.findResources('AWS::SQS::Queue')) as any[];
+    expect(queues).toHaveLength(4);
+    for (const q of queues) {
+      expect(q.Properties.SqsManagedSseEnabled).toBe(true);
+      expect(q.Properties.KmsMasterKeyId).toBeUndefined();
+    }
   });
 
   test('every queue refuses requests without TLS', () => {
@@ -149,22 +166,41 @@ describe('the event dead-letter queue', () => {
 describe('the approvals table', () => {
   const table = onlyResource(template, 'AWS::DynamoDB::Table');
 
-  test('has the store layout: String partition key pk, no sort key, TTL on expiresAt, the sparse approvals index', () => {
+  test('has the store layout: String partition key pk, no sort key, TTL on deleteAt, the two per-owner indexes', () => {
     expect(table.resource.Properties).toMatchObject({
       KeySchema: [{ AttributeName: TABLE.partitionKey, KeyType: 'HASH' }],
       AttributeDefinitions: [
         { AttributeName: TABLE.partitionKey, AttributeType: 'S' },
-        { AttributeName: TABLE.approvalsIndexKey, AttributeType: 'S' },
+        { AttributeName: 'pendingOwner', AttributeType: 'S' },
+        { AttributeName: 'expiresAt', AttributeType: 'N' },
+        { AttributeName: 'owner', AttributeType: 'S' },
+        { AttributeName: 'createdAt', AttributeType: 'N' },
       ],
       GlobalSecondaryIndexes: [
         {
-          IndexName: TABLE.approvalsIndex,
-          KeySchema: [{ AttributeName: TABLE.approvalsIndexKey, KeyType: 'HASH' }],
+          IndexName: 'pendingByOwner',
+          KeySchema: [
+            { AttributeName: 'pendingOwner', KeyType: 'HASH' },
+            { AttributeName: 'expiresAt', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+        {
+          IndexName: 'approvalsByOwner',
+          KeySchema: [
+            { AttributeName: 'owner', KeyType: 'HASH' },
+            { AttributeName: 'createdAt', KeyType: 'RANGE' },
+          ],
           Projection: { ProjectionType: 'ALL' },
         },
       ],
       TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true },
     });
+  });
+
+  test('its indexes are exactly those of lambda/names.ts INDEXES, which the stores read', () => {
+    expect(table.resource.Properties.GlobalSecondaryIndexes.map((i: any) => i.IndexName)).toEqual(INDEXES.map((i) => i.name));
+    expect(table.resource.Properties.GlobalSecondaryIndexes.map((i: any) => i.IndexName)).not.toContain('approvals');
   });
 
   test('is on demand, with point-in-time recovery, encrypted with the AWS managed key', () => {
@@ -187,15 +223,41 @@ describe('the approvals table', () => {
 });
 
 describe('without event sources or a reply bus', () => {
-  test('there are no rules', () => {
-    template.resourceCountIs('AWS::Events::Rule', 0);
+  test('the only rule is the resume rule, on the resume bus; rules lists no rule', () => {
+    const rules = template.findResources('AWS::Events::Rule');
+    expect(Object.keys(rules)).toEqual([expect.stringMatching(/^ToolsResumeRule/)]);
+    const busId = onlyResource(template, 'AWS::Events::EventBus').id;
+    expect(busId).toMatch(/^ToolsApprovalsTableToolHandlerResumeBus/);
+    expect(Object.values(rules)[0].Properties.EventBusName).toEqual({ Ref: busId });
     expect(tools.rules).toEqual([]);
   });
 
-  test('the function may not put events anywhere', () => {
-    const role = handlerResource(template, 'AWS::IAM::Role');
-    const actions = statementsOfRole(template, role.id).flatMap((s) => actionsOf(s));
+  test('the function may not put events anywhere, and its role carries no publisher tag', () => {
+    const actions = statementsOfRole(template, handlerRole.id).flatMap((s) => actionsOf(s));
     expect(actions.filter((a: string) => a.startsWith('events:'))).toEqual([]);
+    expect(handlerRole.resource.Properties.Tags).toBeUndefined();
+  });
+
+  test('no bus policy is made', () => {
+    template.resourceCountIs('AWS::Events::EventBusPolicy', 0);
+  });
+});
+
+describe('the approvals functions', () => {
+  const approvals = tools.node.findChild('Approvals');
+  const resourceOf = (id: string) => template.toJSON().Resources[stack.getLogicalId(approvals.node.findChild(id).node.defaultChild as CfnElement)];
+
+  test.each([
+    ['Engine', 'approvals-engine'],
+    ['Api', 'approvals-api'],
+    ['Expirer', 'approvals-expirer'],
+  ])('%s gets TOOL_HANDLER_OWNER and the tags the handler role and the SCP recognise it by (%s, the owner)', (id, role) => {
+    const fnResource = resourceOf(id);
+    expect(fnResource.Properties.Environment.Variables[ENV.owner]).toBe(tools.owner);
+    expect(fnResource.Properties.Tags).toEqual([
+      { Key: 'cdk-tool-handler:function', Value: role },
+      { Key: 'cdk-tool-handler:owner', Value: tools.owner },
+    ]);
   });
 });
 

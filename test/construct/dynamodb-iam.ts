@@ -1,3 +1,5 @@
+import { INDEXES, TABLE } from '../../lambda/names';
+
 /**
  * A small model of how IAM authorizes a DynamoDB request, for the statements this construct writes:
  * the request context DynamoDB builds (action, `dynamodb:LeadingKeys`, `dynamodb:Attributes`,
@@ -39,7 +41,7 @@ export function requestContext(command: string, input: Record<string, any>): Req
   for (const field of ['UpdateExpression', 'ConditionExpression', 'ProjectionExpression', 'FilterExpression', 'KeyConditionExpression']) {
     if (typeof input[field] === 'string') for (const name of topLevelNames(input[field], names)) attributes.add(name);
   }
-  const leadingKeys = key ? Object.values(key).slice(0, 1).map(scalar) : [];
+  const leadingKeys = key ? Object.values(key).slice(0, 1).map(scalar) : queryPartition(input, names);
   const resource = typeof input.IndexName === 'string' ? `index/${input.IndexName}` : 'table';
   return { action, resource, leadingKeys, attributes: [...attributes], returnValues: input.ReturnValues ?? 'NONE' };
 }
@@ -49,6 +51,21 @@ const OPERATIONS: Record<string, string> = {
   GetItem: 'GetItem', PutItem: 'PutItem', UpdateItem: 'UpdateItem', DeleteItem: 'DeleteItem',
   Scan: 'Scan', Query: 'Query', BatchWrite: 'BatchWriteItem', BatchGet: 'BatchGetItem',
 };
+
+/**
+ * A Query's leading key: the value its key condition gives the partition key of the table, or of the
+ * index it reads (for an index, `dynamodb:LeadingKeys` is the index's partition key value).
+ */
+function queryPartition(input: Record<string, any>, names: Record<string, string>): string[] {
+  if (typeof input.KeyConditionExpression !== 'string') return [];
+  const index = INDEXES.find((i) => i.name === input.IndexName);
+  const partitionKey = index ? index.partitionKey.name : TABLE.partitionKey;
+  const values: Record<string, unknown> = input.ExpressionAttributeValues ?? {};
+  for (const [, name, value] of input.KeyConditionExpression.matchAll(/(#?\w+)\s*=\s*(:\w+)/g)) {
+    if ((names[name] ?? name) === partitionKey) return [scalar(values[value])];
+  }
+  return [];
+}
 
 function scalar(value: unknown): string {
   if (typeof value === 'object' && value !== null && 'S' in value) return String((value as { S: unknown }).S);
@@ -141,6 +158,8 @@ function conditionHolds(operator: string, values: string[] | undefined, expected
       return (values ?? []).some((v) => expected.some((e) => matches(e, v)));
     case 'ForAnyValue:StringNotEquals':
       return (values ?? []).some((v) => !expected.some((e) => equals(v, e)));
+    case 'ForAnyValue:StringNotLike':
+      return (values ?? []).some((v) => !expected.some((e) => matches(e, v)));
     case 'StringEqualsIfExists':
       return values === undefined || values.every((v) => expected.includes(v));
     default:

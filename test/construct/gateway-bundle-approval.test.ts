@@ -13,7 +13,7 @@ let store: DynamoApprovalStore;
 
 beforeAll(async () => {
   gateway = await startGatewayBundle();
-  store = new DynamoApprovalStore({ tableName: gateway.tableName, client: testDocumentClient() });
+  store = new DynamoApprovalStore({ tableName: gateway.tableName, client: testDocumentClient(), owner: gateway.owner });
 }, 120_000);
 
 afterAll(() => gateway?.host.close());

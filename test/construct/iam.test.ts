@@ -3,9 +3,9 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
-import { APPROVAL_ATTRIBUTES, TABLE } from '../../lambda/names';
+import { APPROVAL_ATTRIBUTES, CALL_ATTRIBUTES, DECISION_ATTRIBUTES, TABLE } from '../../lambda/names';
 import { ToolHandler } from '../../lib';
-import { CALL_ITEM_ATTRIBUTES } from '../../lib/permissions';
+import { CALL_ITEM_ATTRIBUTES, DECIDE_ATTRIBUTE_NAMES } from '../../lib/permissions';
 import { actionsOf, onlyResource, statementsOfRole, toolStack, unbundledApp, handlerResource } from './helpers';
 
 /** Least privilege (§8), read off the synthesized policies. All stacks are synthesized once. */
@@ -62,8 +62,12 @@ const ids = (template: Template) => ({
 });
 const roleId = (stack: Stack, role: iam.Role) => stack.getLogicalId(role.node.defaultChild as iam.CfnRole);
 const tableArn = (template: Template) => ({ 'Fn::GetAtt': [ids(template).table, 'Arn'] });
-const approvalsIndexArn = (template: Template) => ({ 'Fn::Join': ['', [tableArn(template), `/index/${TABLE.approvalsIndex}`]] });
-const onlyApprovals = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.approvalKeyPrefix}*`] } };
+const indexArn = (template: Template, index: string) => ({ 'Fn::Join': ['', [tableArn(template), `/index/${index}`]] });
+const owner = plain.tools.owner;
+const onlyApprovals = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`approval#${owner}#*`] } };
+const onlyOwnerPartition = { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [owner] } };
+const bothIndexes = (template: Template) => [indexArn(template, 'pendingByOwner'), indexArn(template, 'approvalsByOwner')];
+const dynamoOf = (statements: any[]) => statements.filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
 const kmsOf = (statements: any[]) => statements.filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')));
 
 describe("the function's policy", () => {
@@ -77,37 +81,48 @@ describe("the function's policy", () => {
     }
   });
 
-  test('allows UpdateItem and DeleteItem of call items only, naming call-item attributes only', () => {
+  test("allows UpdateItem and DeleteItem of its owner's call items only, naming call-item attributes only", () => {
     expect(allowed().filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')))).toEqual([
       {
-        Sid: 'ToolHandlerWritesCallItems',
+        Sid: 'ToolHandlerWritesItsCallItems',
         Effect: 'Allow',
         Action: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
         Resource: tableArn(t),
         Condition: {
-          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.callKeyPrefix}*`] },
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`call#${owner}#*`] },
           'ForAllValues:StringEquals': { 'dynamodb:Attributes': CALL_ITEM_ATTRIBUTES },
         },
       },
     ]);
-    expect([...CALL_ITEM_ATTRIBUTES].sort()).toEqual(['deleteAt', 'expiresAt', 'fingerprint', 'kind', 'leaseToken', 'leaseUntil', 'pk', 'reply', 'state']);
-    expect(CALL_ITEM_ATTRIBUTES).not.toContain(APPROVAL_ATTRIBUTES.approvalId);
+    // The key, the expiry and TTL attributes, and the call item's own (lambda/names.ts CALL_ATTRIBUTES), nothing else.
+    expect([...CALL_ITEM_ATTRIBUTES].sort()).toEqual(['pk', 'expiresAt', 'deleteAt', ...Object.values(CALL_ATTRIBUTES)].sort());
+    expect(CALL_ITEM_ATTRIBUTES).toEqual(expect.arrayContaining(['pk', 'kind', 'state', 'leaseToken', 'leaseUntil', 'heldUntil', 'reply']));
+    // Never an approval's attribute, nor an index key: a call item naming one would put a kept reply into an
+    // index that readers query, or look like an approval.
+    const approvalOnly = [...Object.values(APPROVAL_ATTRIBUTES), ...Object.values(DECISION_ATTRIBUTES)].filter(
+      (name) => !['kind', 'fingerprint'].includes(name),
+    );
+    expect(approvalOnly).toEqual(expect.arrayContaining(['approvalId', 'owner', 'pendingOwner', 'createdAt', 'decision']));
+    for (const name of approvalOnly) expect(CALL_ITEM_ATTRIBUTES).not.toContain(name);
   });
 
-  test('is denied everything else on the table, its indexes and its stream, and every request on an approval item', () => {
+  test("is denied everything else on the table, its indexes and its stream, and every request outside its owner's call items", () => {
     const denies = statements().filter((s) => s.Effect === 'Deny');
     expect(denies.map((s) => s.Sid).sort()).toEqual([
-      'ToolHandlerNeverApprovalItems',
+      'ToolHandlerNeverApprovalsApisNorExpirers',
       'ToolHandlerNoIndexesNorStream',
+      'ToolHandlerNoOtherOwnersEngine',
       'ToolHandlerNothingElseOnTheTable',
       'ToolHandlerOnlyCallAttributes',
+      'ToolHandlerOnlyItsOwnCallItems',
     ]);
     expect(denies).toContainEqual({
-      Sid: 'ToolHandlerNeverApprovalItems',
+      Sid: 'ToolHandlerOnlyItsOwnCallItems',
       Effect: 'Deny',
       Action: 'dynamodb:*',
       Resource: tableArn(t),
-      Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE.approvalKeyPrefix}*`] } },
+      // Any leading key not of its owner's calls: approval items, and every other owner's calls.
+      Condition: { 'ForAnyValue:StringNotLike': { 'dynamodb:LeadingKeys': [`call#${owner}#*`] } },
     });
     expect(denies).toContainEqual({
       Sid: 'ToolHandlerNothingElseOnTheTable',
@@ -115,6 +130,54 @@ describe("the function's policy", () => {
       NotAction: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
       Resource: tableArn(t),
     });
+    expect(denies).toContainEqual({
+      Sid: 'ToolHandlerNoIndexesNorStream',
+      Effect: 'Deny',
+      Action: 'dynamodb:*',
+      Resource: [
+        { 'Fn::Join': ['', [tableArn(t), '/index/*']] },
+        { 'Fn::Join': ['', [tableArn(t), '/stream/*']] },
+      ],
+    });
+    expect(denies).toContainEqual({
+      Sid: 'ToolHandlerOnlyCallAttributes',
+      Effect: 'Deny',
+      Action: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      Resource: tableArn(t),
+      Condition: { 'ForAnyValue:StringNotEquals': { 'dynamodb:Attributes': CALL_ITEM_ATTRIBUTES } },
+    });
+  });
+
+  test('is denied invoking any approvals API or expirer (any owner, directly or through a URL), by resource tag', () => {
+    expect(statements()).toContainEqual({
+      Sid: 'ToolHandlerNeverApprovalsApisNorExpirers',
+      Effect: 'Deny',
+      Action: ['lambda:InvokeFunction', 'lambda:InvokeFunctionUrl', 'lambda:InvokeAsync'],
+      Resource: '*',
+      Condition: { StringEquals: { 'aws:ResourceTag/cdk-tool-handler:function': ['approvals-api', 'approvals-expirer'] } },
+    });
+  });
+
+  test("is denied invoking another owner's engine, by resource tag", () => {
+    expect(statements()).toContainEqual({
+      Sid: 'ToolHandlerNoOtherOwnersEngine',
+      Effect: 'Deny',
+      Action: ['lambda:InvokeFunction', 'lambda:InvokeFunctionUrl', 'lambda:InvokeAsync'],
+      Resource: '*',
+      Condition: {
+        StringEquals: { 'aws:ResourceTag/cdk-tool-handler:function': 'approvals-engine' },
+        StringNotEquals: { 'aws:ResourceTag/cdk-tool-handler:owner': owner },
+      },
+    });
+  });
+
+  test('the tags those Denies read are on the functions: its own engine passes, its API and expirer do not', () => {
+    const tagsOf = (id: string) =>
+      Object.fromEntries(t.toJSON().Resources[id].Properties.Tags.map((tag: any) => [tag.Key, tag.Value]));
+    expect(tagsOf(ids(t).engine)).toEqual({ 'cdk-tool-handler:function': 'approvals-engine', 'cdk-tool-handler:owner': owner });
+    expect(tagsOf(ids(t).api)['cdk-tool-handler:function']).toBe('approvals-api');
+    const expirer = byPrefix(t, 'AWS::Lambda::Function', 'ToolsApprovalsExpirer');
+    expect(tagsOf(expirer)['cdk-tool-handler:function']).toBe('approvals-expirer');
   });
 
   test('may invoke the approvals engine, and no other function (not the approvals API)', () => {
@@ -194,11 +257,59 @@ describe('grantApprove', () => {
   });
 });
 
+describe('the approvals functions: their owner only', () => {
+  test("the engine: GetItem and UpdateItem of its owner's approval items, nothing else on the table", () => {
+    expect(dynamoOf(statementsOfRole(t, ids(t).engineRole))).toEqual([
+      {
+        Sid: 'ApprovalsEngineItsApprovalItems',
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+        Resource: tableArn(t),
+        Condition: onlyApprovals,
+      },
+    ]);
+  });
+
+  test("the API: GetItem of its owner's approvals, Query of its owner's partition of both indexes, decide naming only the decision attributes", () => {
+    expect(dynamoOf(statementsOfRole(t, ids(t).apiRole))).toEqual([
+      { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: tableArn(t), Condition: onlyApprovals },
+      { Effect: 'Allow', Action: 'dynamodb:Query', Resource: bothIndexes(t), Condition: onlyOwnerPartition },
+      {
+        Sid: 'ApprovalsApiDecides',
+        Effect: 'Allow',
+        Action: 'dynamodb:UpdateItem',
+        Resource: tableArn(t),
+        Condition: { ...onlyApprovals, 'ForAllValues:StringEquals': { 'dynamodb:Attributes': DECIDE_ATTRIBUTE_NAMES } },
+      },
+    ]);
+    expect([...DECIDE_ATTRIBUTE_NAMES].sort()).toEqual([
+      'args', 'decidedAt', 'decidedBy', 'decidedFingerprint', 'decision', 'expiredAt', 'expiresAt', 'pendingOwner', 'pk', 'reason', 'tool',
+    ]);
+  });
+
+  test('nothing the construct makes or grants may Scan, or reach an approval or call key of any owner but its own', () => {
+    for (const template of [t, tk, tg, to]) {
+      const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p: any) => p.Properties.PolicyDocument.Statement);
+      const allowed = dynamoOf(statements).filter((s) => s.Effect === 'Allow');
+      expect(allowed.flatMap(actionsOf)).not.toContain('dynamodb:Scan');
+      for (const s of allowed) {
+        const itemActions = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'];
+        if (actionsOf(s).some((a) => itemActions.includes(a) || a.includes('*'))) {
+          const keys: string[] = s.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'];
+          expect(keys).toHaveLength(1);
+          expect(keys[0]).toMatch(/^(approval|call)#[A-Za-z0-9_.-]{1,64}#\*$/);
+        }
+        if (actionsOf(s).includes('dynamodb:Query')) expect(s.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [expect.stringMatching(/^[A-Za-z0-9_.-]{1,64}$/)] } });
+      }
+    }
+  });
+});
+
 describe('grantReadApprovals', () => {
-  test('GetItem of approval items and Scan of the approvals index, nothing else (no Query, no table Scan)', () => {
+  test("GetItem of its owner's approval items and Query of its owner's partition of both indexes, nothing else (no Scan)", () => {
     expect(statementsOfRole(t, roleId(plain.stack, plain.grantees.reader))).toEqual([
       { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: tableArn(t), Condition: onlyApprovals },
-      { Effect: 'Allow', Action: 'dynamodb:Scan', Resource: approvalsIndexArn(t) },
+      { Effect: 'Allow', Action: 'dynamodb:Query', Resource: bothIndexes(t), Condition: onlyOwnerPartition },
     ]);
   });
 

@@ -6,6 +6,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { SampleStack } from '../../bin/sample-stack';
 import { ToolHandler } from '../../lib';
@@ -49,7 +50,7 @@ test('the sample stack passes, and says why for each acknowledgement', () => {
     'Sample/Tools/Approvals/Api AwsSolutions-L1',
     'Sample/Tools/Approvals/Engine AwsSolutions-L1',
     'Sample/Tools/Approvals/Expirer AwsSolutions-L1',
-    'Sample/Tools/AutoResume/DeadLetterQueue AwsSolutions-SQS3',
+    'Sample/Tools/ApprovalsTableToolHandlerResume/DeadLetterQueue AwsSolutions-SQS3',
     'Sample/Tools/EventDeadLetterQueue AwsSolutions-SQS3',
     'Sample/Tools/Function AwsSolutions-L1',
   ]);
@@ -79,13 +80,34 @@ test('every option on: the construct acknowledges only what follows from it', ()
     'Full/Tools/Approvals/EngineRole/DefaultPolicy AwsSolutions-IAM5[Action::kms:ReEncrypt*]',
     'Full/Tools/Approvals/ExpirerRole/DefaultPolicy AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
     'Full/Tools/Approvals/ExpirerRole/DefaultPolicy AwsSolutions-IAM5[Action::kms:ReEncrypt*]',
-    'Full/Tools/AutoResume/DeadLetterQueue AwsSolutions-SQS3',
-    'Full/Tools/AutoResume/Role/DefaultPolicy AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
-    'Full/Tools/AutoResume/Role/DefaultPolicy AwsSolutions-IAM5[Action::kms:ReEncrypt*]',
+    'Full/Tools/ApprovalsTableToolHandlerResume/DeadLetterQueue AwsSolutions-SQS3',
+    'Full/Tools/ApprovalsTableToolHandlerResume/Role/DefaultPolicy AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
+    'Full/Tools/ApprovalsTableToolHandlerResume/Role/DefaultPolicy AwsSolutions-IAM5[Action::kms:ReEncrypt*]',
     'Full/Tools/EventDeadLetterQueue AwsSolutions-SQS3',
     'Full/Tools/ServiceRole/DefaultPolicy AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
     'Full/Tools/ServiceRole/DefaultPolicy AwsSolutions-IAM5[Action::kms:ReEncrypt*]',
     'Full/Tools/ServiceRole/DefaultPolicy AwsSolutions-IAM5[Resource::*]',
+  ]);
+});
+
+test('two handlers sharing a table, a reply bus and a topic: one resume path, and nothing new to acknowledge', () => {
+  const app = nagApp();
+  const stack = new Stack(app, 'Shared', { env: ENV });
+  const replyBus = new events.EventBus(stack, 'Replies');
+  const topic = new sns.Topic(stack, 'Approvers', { enforceSSL: true });
+  const common = { runtime: lambda.Runtime.NODEJS_24_X, replyBus, approvalNotifications: topic };
+  const one = new ToolHandler(stack, 'One', props(common));
+  const two = new ToolHandler(stack, 'Two', props({ ...common, approvalsTable: one.approvalsTable, fifo: true }));
+  // A third handler of the same table, whose resume path is made elsewhere (here: the same bus, passed on).
+  new ToolHandler(stack, 'Three', props({ ...common, owner: 'three', approvalsTable: one.approvalsTable, approvalsResumeBus: two.approvalsResumeBus }));
+  const assembly = app.synth();
+  const report = JSON.parse(fs.readFileSync(path.join(assembly.directory, 'validation-report.json'), 'utf8'));
+  expect(report.pluginReports ?? []).toEqual([]);
+  expect(acknowledgements(app).map(({ path: p, id }) => `${p} ${id}`).sort()).toEqual([
+    'Shared/One/ApprovalsTableToolHandlerResume/DeadLetterQueue AwsSolutions-SQS3',
+    'Shared/One/EventDeadLetterQueue AwsSolutions-SQS3',
+    'Shared/Three/EventDeadLetterQueue AwsSolutions-SQS3',
+    'Shared/Two/EventDeadLetterQueue AwsSolutions-SQS3',
   ]);
 });
 

@@ -6,9 +6,9 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { ENV, REPLY_EVENT_SOURCE, TABLE } from '../../lambda/names';
+import { ENV, OWNER_PATTERN, REPLY_EVENT_SOURCE, TABLE } from '../../lambda/names';
 import { ToolHandler, ToolHandlerProps } from '../../lib';
-import { actionsOf, handlerResource, onlyResource, statementsOfRole, toolStack, unbundledApp } from './helpers';
+import { actionsOf, handlerResource, onlyResource, props, statementsOfRole, toolStack, unbundledApp } from './helpers';
 
 /**
  * Each prop of §8 against its own stack; all stacks are built first and synthesized once.
@@ -92,6 +92,14 @@ build('Function', {
   bundling: { sourceMap: false },
 });
 
+build('Owner', { owner: 'orders.tools-1' });
+build('GivenQueueWindow', { maxBatchingWindow: Duration.seconds(10) }, (stack) => ({
+  queue: new sqs.Queue(stack, 'MyQueue', {
+    visibilityTimeout: Duration.seconds(500),
+    deadLetterQueue: { queue: new sqs.Queue(stack, 'MyDlq'), maxReceiveCount: 3 },
+  }),
+}));
+
 // addEventSource on a custom bus, after construction.
 const onBus = built.EventsOnBus;
 const bus = new events.EventBus(onBus.stack, 'Calls');
@@ -106,6 +114,12 @@ const loopAdded = built.LoopSameBus.tools.addEventSource('Added', {
 const templates = Object.fromEntries(Object.entries(built).map(([id, b]) => [id, Template.fromStack(b.stack)]));
 const fnOf = (id: string) => handlerResource(templates[id], 'AWS::Lambda::Function').resource.Properties;
 const createdQueueOf = (id: string) => onlyResource(templates[id], 'AWS::SQS::Queue', { RedrivePolicy: Match.anyValue() });
+/** The handler's own role (the one that trusts Lambda; the resume pipe's trusts Pipes). */
+const handlerRoleOf = (template: Template) =>
+  handlerResource(template, 'AWS::IAM::Role', { AssumeRolePolicyDocument: { Statement: [{ Principal: { Service: 'lambda.amazonaws.com' } }] } });
+/** The reply bus `Replies` of stack `id` (the resume path has a bus of its own). */
+const replyBusId = (id: string) =>
+  built[id].stack.getLogicalId(built[id].stack.node.findChild('Replies').node.defaultChild as events.CfnEventBus);
 
 describe('entry, handler and tools', () => {
   test('handler names the export; tools become TOOL_HANDLER_TOOLS', () => {
@@ -221,7 +235,7 @@ describe('event sources', () => {
 
   test('addEventSource adds a rule on the given bus, under EventSources/<id>', () => {
     const { stack, tools } = onBus;
-    const busId = onlyResource(templates.EventsOnBus, 'AWS::Events::EventBus').id;
+    const busId = stack.getLogicalId(bus.node.defaultChild as events.CfnEventBus);
     templates.EventsOnBus.hasResourceProperties('AWS::Events::Rule', {
       EventBusName: { Ref: busId },
       EventPattern: { source: ['orders'] },
@@ -262,9 +276,9 @@ describe('approvals table, TTL and removal policy', () => {
 describe('reply bus', () => {
   test('sets TOOL_HANDLER_REPLY_BUS to the bus ARN and lets the function put events on it, only there', () => {
     const t = templates.ReplyBus;
-    const busId = onlyResource(t, 'AWS::Events::EventBus').id;
+    const busId = replyBusId('ReplyBus');
     expect(fnOf('ReplyBus').Environment.Variables[ENV.replyBus]).toEqual({ 'Fn::GetAtt': [busId, 'Arn'] });
-    const roleId = handlerResource(t, 'AWS::IAM::Role').id;
+    const roleId = handlerRoleOf(t).id;
     const put = statementsOfRole(t, roleId).filter((s) => [].concat(s.Action).includes('events:PutEvents' as never));
     expect(put).toEqual([
       {
@@ -354,7 +368,7 @@ describe('encryption key', () => {
   });
 
   test('lets the function use the key', () => {
-    const roleId = handlerResource(t(), 'AWS::IAM::Role').id;
+    const roleId = handlerRoleOf(t()).id;
     const kmsStatements = statementsOfRole(t(), roleId).filter((s) => actionsOf(s).some((a: string) => a.startsWith('kms:')));
     expect(kmsStatements.length).toBeGreaterThan(0);
     for (const s of kmsStatements) expect(s.Resource).toEqual({ 'Fn::GetAtt': [keyId(), 'Arn'] });
@@ -384,5 +398,97 @@ describe('function settings', () => {
       MaximumRetryAttempts: 0,
       MaximumEventAgeInSeconds: 600,
     });
+  });
+});
+
+describe('owner', () => {
+  const { stack, tools } = built.Owner;
+  const t = () => templates.Owner;
+  /** The four functions of the construct: the handler and the approvals engine, API and expirer. */
+  const functions = () => {
+    const approvals = tools.node.findChild('Approvals');
+    const idOf = (c: { node: { defaultChild?: unknown } }) => stack.getLogicalId(c.node.defaultChild as lambda.CfnFunction);
+    const resources = t().toJSON().Resources;
+    return Object.fromEntries(
+      [
+        ['handler', tools.lambdaFunction],
+        ['engine', approvals.node.findChild('Engine')],
+        ['api', approvals.node.findChild('Api')],
+        ['expirer', approvals.node.findChild('Expirer')],
+      ].map(([name, c]) => [name as string, resources[idOf(c as lambda.Function)]]),
+    );
+  };
+
+  test('is exposed as given', () => {
+    expect(tools.owner).toBe('orders.tools-1');
+  });
+
+  test('becomes TOOL_HANDLER_OWNER of all four functions', () => {
+    const fns = functions();
+    expect(Object.keys(fns)).toEqual(['handler', 'engine', 'api', 'expirer']);
+    for (const fn of Object.values(fns)) expect(fn.Properties.Environment.Variables[ENV.owner]).toBe('orders.tools-1');
+  });
+
+  test("tags the engine, API and expirer with the owner and what they are", () => {
+    const fns = functions();
+    const tags = (name: string) => Object.fromEntries(fns[name].Properties.Tags.map((tag: any) => [tag.Key, tag.Value]));
+    expect(tags('engine')).toEqual({ 'cdk-tool-handler:function': 'approvals-engine', 'cdk-tool-handler:owner': 'orders.tools-1' });
+    expect(tags('api')).toEqual({ 'cdk-tool-handler:function': 'approvals-api', 'cdk-tool-handler:owner': 'orders.tools-1' });
+    expect(tags('expirer')).toEqual({ 'cdk-tool-handler:function': 'approvals-expirer', 'cdk-tool-handler:owner': 'orders.tools-1' });
+    expect(fns.handler.Properties.Tags).toBeUndefined();
+  });
+
+  test("is the key space of every table grant: call#<owner>#* for the handler, approval#<owner>#* for the others", () => {
+    const leadingKeys = Object.values(t().findResources('AWS::IAM::Policy'))
+      .flatMap((p: any) => p.Properties.PolicyDocument.Statement)
+      .filter((s: any) => JSON.stringify(s.Condition ?? {}).includes('dynamodb:LeadingKeys'))
+      .flatMap((s: any) => Object.values(s.Condition).flatMap((c: any) => c['dynamodb:LeadingKeys'] ?? []));
+    expect(new Set(leadingKeys)).toEqual(new Set(['call#orders.tools-1#*', 'approval#orders.tools-1#*', 'orders.tools-1']));
+  });
+
+  test('is what its resume rule matches', () => {
+    const rule = onlyResource(t(), 'AWS::Events::Rule').resource;
+    expect(rule.Properties.EventPattern.detail).toEqual({ owner: ['orders.tools-1'] });
+  });
+
+  test.each([
+    ['one character', 'a'],
+    ['64 characters', 'x'.repeat(64)],
+    ['every allowed kind of character', 'Az09_.-'],
+    ['a UUID', '0b9c5a7e-7d1f-4e0b-8b8a-3f1f5f0e9d2c'],
+  ])('accepts %s', (_, owner) => {
+    const stack = new Stack(unbundledApp(), 'Ok');
+    expect(new ToolHandler(stack, 'Tools', props({ owner })).owner).toBe(owner);
+  });
+
+  test.each([
+    ['65 characters', 'x'.repeat(65)],
+    ['empty', ''],
+    ['a # (the key separator)', 'a#b'],
+    ['a * (an IAM wildcard)', 'a*'],
+    ['a ? (an IAM wildcard)', 'a?'],
+    ['a space', 'a b'],
+    ['a slash', 'a/b'],
+    ['a non-ASCII letter', 'caf\u00e9'],
+  ])('refuses %s at synth, naming the prop and the value', (_, owner) => {
+    const stack = new Stack(unbundledApp(), 'Bad');
+    expect(() => new ToolHandler(stack, 'Tools', props({ owner }))).toThrow(
+      `Bad/Tools: \`owner\` must be 1 to 64 characters of A-Z a-z 0-9 _ . -, got: ${JSON.stringify(owner)}.`,
+    );
+  });
+
+  test('the default owner matches the pattern', () => {
+    expect(built.Handler.tools.owner).toMatch(OWNER_PATTERN);
+  });
+});
+
+describe('queue encryption', () => {
+  test('without encryptionKey, the created FIFO queue and its dead-letter queue use SQS managed encryption too', () => {
+    const fifoQueues = Object.values(templates.Fifo.findResources('AWS::SQS::Queue', { Properties: { FifoQueue: true } })) as any[];
+    expect(fifoQueues).toHaveLength(2);
+    for (const q of fifoQueues) {
+      expect(q.Properties.SqsManagedSseEnabled).toBe(true);
+      expect(q.Properties.KmsMasterKeyId).toBeUndefined();
+    }
   });
 });

@@ -1,8 +1,10 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { INDEXES } from '../../lambda/names';
 import { ToolHandlerProps } from '../../lib';
 import { toolStack, unbundledApp } from './helpers';
 
@@ -15,6 +17,9 @@ function build(id: string, overrides: Partial<ToolHandlerProps>, extra?: (stack:
 
 build('Plain', {});
 build('ImportedQueue', { maxBatchingWindow: Duration.seconds(4) }, (stack) => ({
+  queue: sqs.Queue.fromQueueArn(stack, 'Q', 'arn:aws:sqs:us-east-1:123456789012:calls'),
+}));
+build('ImportedQueueNoResume', { autoResume: false }, (stack) => ({
   queue: sqs.Queue.fromQueueArn(stack, 'Q', 'arn:aws:sqs:us-east-1:123456789012:calls'),
 }));
 build('ShortQueue', {}, (stack) => ({ queue: new sqs.Queue(stack, 'Q', { visibilityTimeout: Duration.seconds(100) }) }));
@@ -31,12 +36,30 @@ build('TableWithoutTtl', {}, (stack) => ({
     stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
   }),
 }));
-build('TableWithTtlAndIndex', {}, (stack) => {
+/** A table in this app with TTL and the given global secondary indexes (by name, from `INDEXES`). */
+function tableWith(stack: Stack, indexes: string[], sortKeyType = dynamodb.AttributeType.NUMBER): dynamodb.Table {
   const table = new dynamodb.Table(stack, 'T', {
     stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
     partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
     timeToLiveAttribute: 'deleteAt',
   });
+  for (const index of INDEXES.filter((i) => indexes.includes(i.name))) {
+    table.addGlobalSecondaryIndex({
+      indexName: index.name,
+      partitionKey: { name: index.partitionKey.name, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: index.sortKey.name, type: sortKeyType },
+    });
+  }
+  return table;
+}
+build('TableWithTtlAndIndexes', {}, (stack) => ({ approvalsTable: tableWith(stack, ['pendingByOwner', 'approvalsByOwner']) }));
+build('TableWithOnlyPendingIndex', {}, (stack) => ({ approvalsTable: tableWith(stack, ['pendingByOwner']) }));
+build('TableWithStringSortKeys', {}, (stack) => ({
+  approvalsTable: tableWith(stack, ['pendingByOwner', 'approvalsByOwner'], dynamodb.AttributeType.STRING),
+}));
+build('TableWithOldIndex', {}, (stack) => {
+  // A table of an earlier version: the `approvals` index on `approvalId` is no longer what the functions read.
+  const table = tableWith(stack, []);
   table.addGlobalSecondaryIndex({ indexName: 'approvals', partitionKey: { name: 'approvalId', type: dynamodb.AttributeType.STRING } });
   return { approvalsTable: table };
 });
@@ -44,9 +67,16 @@ build('ZeroMargin', { margin: Duration.seconds(0) });
 build('ImportedKey', { eventSources: [{ eventPattern: { source: ['a'] } }] }, (stack) => ({
   encryptionKey: kms.Key.fromKeyArn(stack, 'K', 'arn:aws:kms:us-east-1:123456789012:key/11111111-2222-3333-4444-555555555555'),
 }));
-build('ImportedKeyNoRules', {}, (stack) => ({
+build('ImportedKeyNoRules', { autoResume: false }, (stack) => ({
   encryptionKey: kms.Key.fromKeyArn(stack, 'K', 'arn:aws:kms:us-east-1:123456789012:key/11111111-2222-3333-4444-555555555555'),
 }));
+build('ImportedKeyResumeOnly', {}, (stack) => ({
+  encryptionKey: kms.Key.fromKeyArn(stack, 'K', 'arn:aws:kms:us-east-1:123456789012:key/11111111-2222-3333-4444-555555555555'),
+}));
+build('ImportedReplyBus', {}, (stack) => ({
+  replyBus: events.EventBus.fromEventBusArn(stack, 'Replies', 'arn:aws:events:us-east-1:123456789012:event-bus/replies'),
+}));
+build('ReplyBusInApp', {}, (stack) => ({ replyBus: new events.EventBus(stack, 'Replies') }));
 
 /** The construct's warnings (`cdk-tool-handler:*`) on `Tools`, as `id: message`. */
 function warnings(id: string): string[] {
@@ -60,11 +90,26 @@ test('plain props warn about nothing', () => {
   expect(warnings('Plain')).toEqual([]);
 });
 
-test('an imported queue: its visibility timeout cannot be checked', () => {
+const PENDING_INDEX =
+  'a global secondary index "pendingByOwner" (partition key String "pendingOwner", sort key Number "expiresAt", all attributes projected)';
+const OWNER_INDEX =
+  'a global secondary index "approvalsByOwner" (partition key String "owner", sort key Number "createdAt", all attributes projected)';
+const RESUME_QUEUE_POLICY =
+  '`queue` is imported: its policy must let events.amazonaws.com send messages from the resume rule (ResumeRule), and its key ' +
+  '(if any) let EventBridge use it, or decided approvals are not resumed. [ack: cdk-tool-handler:resumeQueuePolicy]';
+
+test('an imported queue: its visibility timeout cannot be checked, and its policy must let the resume rule send', () => {
   expect(warnings('ImportedQueue')).toEqual([
     'The visibility timeout of `queue` cannot be checked: make it at least 370 s (6 × the function timeout + the batching window), ' +
       'or a message may be delivered again while its call still runs. [ack: cdk-tool-handler:queueVisibilityTimeoutUnchecked]',
+    RESUME_QUEUE_POLICY,
   ]);
+});
+
+test('an imported queue without autoResume: no resume rule sends to it, so only the visibility timeout is doubtful', () => {
+  const found = warnings('ImportedQueueNoResume');
+  expect(found).toHaveLength(1);
+  expect(found[0]).toMatch(/\[ack: cdk-tool-handler:queueVisibilityTimeoutUnchecked\]$/);
 });
 
 test('a queue in this app with a short visibility timeout and no dead-letter queue', () => {
@@ -80,24 +125,43 @@ test('a queue in this app with the recommended visibility timeout and a dead-let
   expect(warnings('GoodQueue')).toEqual([]);
 });
 
-test('an imported table: its key schema and TTL cannot be checked', () => {
+test('an imported table: its key schema, TTL and indexes cannot be checked', () => {
   expect(warnings('ImportedTable')).toEqual([
     'The key schema and TTL of `approvalsTable` cannot be checked: it needs a String partition key "pk", no sort key, TTL on "deleteAt", ' +
-      'and for listing approvals a global secondary index "approvals" keyed on the String "approvalId". ' +
-      '[ack: cdk-tool-handler:approvalsTableUnchecked]',
+      `and ${PENDING_INDEX} and ${OWNER_INDEX}. [ack: cdk-tool-handler:approvalsTableUnchecked]`,
   ]);
 });
 
-test('a table in this app with TTL and the approvals index: nothing to warn of', () => {
-  expect(warnings('TableWithTtlAndIndex')).toEqual([]);
+test('a table in this app with TTL and both per-owner indexes: nothing to warn of', () => {
+  expect(warnings('TableWithTtlAndIndexes')).toEqual([]);
 });
 
-test('a table in this app without TTL nor the approvals index', () => {
+test('a table in this app without TTL nor the per-owner indexes', () => {
   expect(warnings('TableWithoutTtl')).toEqual([
-    '`approvalsTable` has no global secondary index "approvals" keyed on the String "approvalId": listing approvals ' +
-      '(the approvals API, `grantReadApprovals`) will fail. [ack: cdk-tool-handler:approvalsTableIndex]',
+    `\`approvalsTable\` lacks ${PENDING_INDEX} and ${OWNER_INDEX}: listing and expiring approvals will fail. ` +
+      '[ack: cdk-tool-handler:approvalsTableIndex]',
     '`approvalsTable` should have TTL on "deleteAt", got: no TTL. Without it, expired approvals and kept replies are never deleted ' +
       '(the handler still treats them as gone). [ack: cdk-tool-handler:approvalsTableTtl]',
+  ]);
+});
+
+test('a table with one of the two indexes: the warning names only the missing one', () => {
+  expect(warnings('TableWithOnlyPendingIndex')).toEqual([
+    `\`approvalsTable\` lacks ${OWNER_INDEX}: listing and expiring approvals will fail. [ack: cdk-tool-handler:approvalsTableIndex]`,
+  ]);
+});
+
+test('indexes of the right names but String sort keys count as missing', () => {
+  expect(warnings('TableWithStringSortKeys')).toEqual([
+    `\`approvalsTable\` lacks ${PENDING_INDEX} and ${OWNER_INDEX}: listing and expiring approvals will fail. ` +
+      '[ack: cdk-tool-handler:approvalsTableIndex]',
+  ]);
+});
+
+test("a table with the earlier version's `approvals` index only: both per-owner indexes are missing", () => {
+  expect(warnings('TableWithOldIndex')).toEqual([
+    `\`approvalsTable\` lacks ${PENDING_INDEX} and ${OWNER_INDEX}: listing and expiring approvals will fail. ` +
+      '[ack: cdk-tool-handler:approvalsTableIndex]',
   ]);
 });
 
@@ -107,10 +171,30 @@ test('a margin of 0 s', () => {
   ]);
 });
 
+const KEY_POLICY =
+  'The key policy of the imported `encryptionKey` must allow the service principal events.amazonaws.com kms:Decrypt and ' +
+  'kms:GenerateDataKey, or EventBridge cannot put resumes on the tool queue nor undeliverable events into the event dead-letter queue. [ack: cdk-tool-handler:encryptionKeyPolicy]';
+
 test('an imported key with rules: its key policy must let EventBridge use it', () => {
-  expect(warnings('ImportedKey')).toEqual([
-    'The key policy of the imported `encryptionKey` must allow the service principal events.amazonaws.com kms:Decrypt and ' +
-      'kms:GenerateDataKey, or EventBridge cannot put undeliverable events into the event dead-letter queue. [ack: cdk-tool-handler:encryptionKeyPolicy]',
-  ]);
+  expect(warnings('ImportedKey')).toEqual([KEY_POLICY]);
+});
+
+test('an imported key and autoResume (the resume rule sends to the queues that key encrypts): the same warning, once', () => {
+  expect(warnings('ImportedKeyResumeOnly')).toEqual([KEY_POLICY]);
+});
+
+test('an imported key without rules and without autoResume: EventBridge writes nothing, nothing to warn of', () => {
   expect(warnings('ImportedKeyNoRules')).toEqual([]);
+});
+
+test('an imported reply bus: its policy cannot keep others from publishing with the source cdk-tool-handler', () => {
+  expect(warnings('ImportedReplyBus')).toEqual([
+    '`replyBus` is imported, so its policy cannot be extended here: any principal with events:PutEvents on it can publish events ' +
+      'with the source cdk-tool-handler (such as a fake "Tool Approval Requested"). Add to its policy a Deny of events:PutEvents ' +
+      'with that source for principals without the tag cdk-tool-handler:publisher=true. [ack: cdk-tool-handler:replyBusPolicy]',
+  ]);
+});
+
+test('a reply bus defined in the app: its policy is extended, nothing to warn of', () => {
+  expect(warnings('ReplyBusInApp')).toEqual([]);
 });

@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { ENV } from '../../lambda/names';
 import { createTestTable } from './dynamo';
 import { hostApprovals, invokeBundle, type Invocation, type Outcome, sdkOnlyNodePath, synthesizeBundle } from './bundle-child';
 import type { LambdaHost } from './lambda-host';
@@ -14,6 +15,8 @@ const ENTRY = path.join(__dirname, '..', 'fixtures', 'gateway-tools.ts');
 
 export interface GatewayBundle {
   readonly tableName: string;
+  /** The handler's owner (`TOOL_HANDLER_OWNER`): its approvals' key space. */
+  readonly owner: string;
   readonly host: LambdaHost;
   /** The tools' runs so far (`<tool>:<arg>` lines). */
   runs(): string[];
@@ -34,6 +37,7 @@ export async function startGatewayBundle(): Promise<GatewayBundle> {
   const invoke = (steps: Invocation[]) => invokeBundle(synthesized.bundle, env, steps, nodePath);
   return {
     tableName: table.tableName,
+    owner: synthesized.variables[ENV.owner],
     host,
     runs: () => fs.readFileSync(runsFile, 'utf8').split('\n').filter(Boolean),
     clearRuns: () => fs.writeFileSync(runsFile, ''),

@@ -1,0 +1,25 @@
+import { Annotations } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import { Construct } from 'constructs';
+import { REPLY_BUS_STATEMENT_SID, replyBusGuardStatement } from './permissions';
+import { PUBLISHER_TAG } from './tags';
+
+/**
+ * Puts the reply bus's guard statement (`replyBusGuardStatement`) on a bus defined in this app,
+ * once per bus however many handlers publish there; an imported bus's policy cannot be changed from
+ * here, which adds a warning.
+ */
+export function guardReplyBus(scope: Construct, bus: events.IEventBus): void {
+  if (!(bus instanceof events.EventBus)) {
+    Annotations.of(scope).addWarningV2(
+      'cdk-tool-handler:replyBusPolicy',
+      '`replyBus` is imported, so its policy cannot be extended here: any principal with events:PutEvents on it can ' +
+        `publish events with the source cdk-tool-handler (such as a fake "Tool Approval Requested"). Add to its policy a ` +
+        `Deny of events:PutEvents with that source for principals without the tag ${PUBLISHER_TAG.key}=${PUBLISHER_TAG.value}.`,
+    );
+    return;
+  }
+  // aws-cdk-lib names the statement's construct `cdk-<sid>`.
+  if (bus.node.tryFindChild(`cdk-${REPLY_BUS_STATEMENT_SID}`)) return;
+  bus.addToResourcePolicy(replyBusGuardStatement(bus));
+}
