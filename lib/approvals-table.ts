@@ -32,6 +32,12 @@ export function createApprovalsTable(scope: Construct, id: string, options: Appr
     encryptionKey: options.encryptionKey,
     removalPolicy: options.removalPolicy,
   });
+  addApprovalIndexes(table);
+  return table;
+}
+
+/** Adds the two per-owner indexes the stores read (`INDEXES`) to a table. */
+export function addApprovalIndexes(table: dynamodb.Table): void {
   for (const index of INDEXES) {
     table.addGlobalSecondaryIndex({
       indexName: index.name,
@@ -40,7 +46,6 @@ export function createApprovalsTable(scope: Construct, id: string, options: Appr
       projectionType: dynamodb.ProjectionType.ALL,
     });
   }
-  return table;
 }
 
 /**

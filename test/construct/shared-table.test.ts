@@ -4,7 +4,8 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct, IConstruct } from 'constructs';
-import { ENV, INDEXES, OWNER_PATTERN, TABLE } from '../../lambda/names';
+import { ENV, OWNER_PATTERN, TABLE } from '../../lambda/names';
+import { addApprovalIndexes } from '../../lib/approvals-table';
 import { ToolHandler, ToolHandlerProps } from '../../lib';
 import { ENV as STACK_ENV, props, unbundledApp } from './helpers';
 
@@ -52,13 +53,7 @@ function userTable(scope: Construct, id: string): dynamodb.Table {
     stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
     timeToLiveAttribute: TABLE.ttlAttribute,
   });
-  for (const index of INDEXES) {
-    table.addGlobalSecondaryIndex({
-      indexName: index.name,
-      partitionKey: { name: index.partitionKey.name, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: index.sortKey.name, type: dynamodb.AttributeType.NUMBER },
-    });
-  }
+  addApprovalIndexes(table);
   return table;
 }
 

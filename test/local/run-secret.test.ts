@@ -2,27 +2,23 @@
  * Each `local` run makes its own secret (the approver's keys), kept in a state file only its user
  * can read, where `approvals --local` finds it: two runs, two secrets.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { promisify } from 'node:util';
 import type { LocalState } from '../../local/state';
-import { local, REPO, synthesizeSample, removeMade } from './sample-assembly';
+import { cliFixture, local, REPO, synthesizeSample, removeMade } from './sample-assembly';
 
 afterAll(removeMade);
 
-const exec = promisify(execFile);
-const bundle = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'local-cli-')), 'cli.js');
-const stateFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'local-state-')), 'local.json');
-const env = { ...process.env, CDK_TOOL_HANDLER_LOCAL_STATE: stateFile };
+const { bundle, stateFile, env, build } = cliFixture();
 
 let assembly: string;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   assembly = synthesizeSample();
-  await exec(process.execPath, [path.join(REPO, 'cli', 'build.mjs'), bundle], { cwd: REPO });
+  await build();
 }, 120_000);
 
 afterAll(() => {

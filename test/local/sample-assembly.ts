@@ -3,9 +3,11 @@
  * the handler's asset bundled by esbuild, the engine's and API's copied from dist/functions (built
  * by `npm run build:functions`, which `npm test` runs first). Once per test file.
  */
+import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { promisify } from 'node:util';
 import { App } from 'aws-cdk-lib';
 import { SampleStack } from '../../bin/sample-stack';
 import { runCli, type CliRun } from '../cli/harness';
@@ -57,4 +59,19 @@ export function logicalId(template: any, type: string, prefix: string): string {
 /** `cdk-tool-handler <argv>` in-process, with this process's environment (the SDK is never called from here). */
 export function local(argv: readonly string[], env: Record<string, string | undefined> = process.env): Promise<CliRun> {
   return runCli(argv, { env });
+}
+
+/**
+ * The CLI bundled to a temporary file, for tests that start `local` as its own process, with a
+ * state file of their own (`CDK_TOOL_HANDLER_LOCAL_STATE`). `build()` bundles it.
+ */
+export function cliFixture(): { bundle: string; stateFile: string; env: NodeJS.ProcessEnv; build(): Promise<unknown> } {
+  const bundle = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'local-cli-')), 'cli.js');
+  const stateFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'local-state-')), 'local.json');
+  return {
+    bundle,
+    stateFile,
+    env: { ...process.env, CDK_TOOL_HANDLER_LOCAL_STATE: stateFile },
+    build: () => promisify(execFile)(process.execPath, [path.join(REPO, 'cli', 'build.mjs'), bundle], { cwd: REPO }),
+  };
 }

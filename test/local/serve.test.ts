@@ -3,19 +3,13 @@
  * `approvals list|approve --local` (in-process) deciding through its local API; the decision
  * resumes the call by itself.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { promisify } from 'node:util';
-import { local, REPO, synthesizeSample, removeMade } from './sample-assembly';
+import { cliFixture, local, REPO, synthesizeSample, removeMade } from './sample-assembly';
 
 afterAll(removeMade);
 
-const exec = promisify(execFile);
-const bundle = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'local-cli-')), 'cli.js');
-const stateFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'local-state-')), 'local.json');
-const env = { ...process.env, CDK_TOOL_HANDLER_LOCAL_STATE: stateFile };
+const { bundle, stateFile, env, build } = cliFixture();
 
 let assembly: string;
 let child: ChildProcess | undefined;
@@ -24,7 +18,7 @@ let stderr = '';
 
 beforeAll(async () => {
   assembly = synthesizeSample();
-  await exec(process.execPath, [path.join(REPO, 'cli', 'build.mjs'), bundle], { cwd: REPO });
+  await build();
 }, 120_000);
 
 afterAll(() => {

@@ -23,7 +23,7 @@ import { callFingerprint } from '../../lambda/ids';
 import { DEFAULT_CLIENT_TIMEOUTS } from '../../lambda/stores/dynamo-table';
 import { captureLogs, lambdaContext, sqsEvent, sqsRecord } from '../support/events';
 import { createTestTable, dynaliteEndpoint } from '../support/dynamo';
-import { FAULT_KINDS, startFaultProxy, type FaultKind, type FaultProxy } from '../support/fault-proxy';
+import { FAULT_KINDS, seededRandom, startFaultProxy, type FaultKind, type FaultProxy } from '../support/fault-proxy';
 import { quickRetries } from '../support/quick-retries';
 
 const CALLS = 300;
@@ -111,21 +111,9 @@ interface RunOptions {
   readonly seed?: number;
 }
 
-/** A small seeded generator (mulberry32), so each run's duplicates and crashes are reproducible. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 async function runUnderFaults(name: string, options: RunOptions) {
   const seed = options.seed ?? 20261202;
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const { tableName, client: direct } = await createTestTable();
   proxy = await startFaultProxy({ target: dynaliteEndpoint(), seed, stallMs: REQUEST_TIMEOUT_MS + 200, rates: options.rates });
   const store = new DynamoApprovalStore({ tableName, client: clientVia(proxy.endpoint) });

@@ -48,7 +48,7 @@ const ERROR_BODIES: Partial<Record<FaultKind, { status: number; type: string; me
 };
 
 /** mulberry32: a small seeded PRNG, so a failing run can be replayed. */
-function seededRandom(seed: number): () => number {
+export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
