@@ -14,6 +14,11 @@ export const POST_RUN_WRITE_MARGIN_MS = 250;
 /** What the warning line names (e.g. `run_id`, `call_id`, `approval_id`). */
 export type WriteLogFields = Record<string, string | undefined>;
 
+/** The warning line's fields for one call: its ids, and its approval when it has one. */
+export function callFields(call: { readonly runId: string; readonly callId: string; readonly approvalId?: string }): WriteLogFields {
+  return { run_id: call.runId, call_id: call.callId, ...(call.approvalId === undefined ? {} : { approval_id: call.approvalId }) };
+}
+
 /**
  * Runs `write`, waiting for it at most until `invocationEnd - POST_RUN_WRITE_MARGIN_MS` (it is
  * started even when that time has passed). Never throws; resolves `true` when the write succeeded

@@ -1,7 +1,28 @@
+/**
+ * What the environment configures, read and checked in one place: the allowlist, seconds, the owner
+ * and the region. A value that does not parse is a configuration error naming the variable.
+ */
 import { configError } from './errors';
 import { ENV, TOOL_NAME_PATTERN } from './names';
 
-type Env = Readonly<Record<string, string | undefined>>;
+/** Environment variables, as `process.env` holds them. */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** The region a local run falls back to, so that a missing region never fails it. */
+const FALLBACK_REGION = 'us-east-1';
+
+/**
+ * The region for the SDK clients the runtime makes: `AWS_REGION` (set by Lambda), then
+ * `AWS_DEFAULT_REGION` (which the SDK itself ignores), then `us-east-1`.
+ */
+export function resolveRegion(env: Env = process.env): string {
+  return env.AWS_REGION || env.AWS_DEFAULT_REGION || FALLBACK_REGION;
+}
+
+/** TOOL_HANDLER_OWNER, or `undefined` for the default owner. */
+export function ownerFrom(env: Env = process.env): string | undefined {
+  return env[ENV.owner]?.trim() || undefined;
+}
 
 /**
  * The allowlist in TOOL_HANDLER_TOOLS: `undefined` when unset; a set but empty variable allows

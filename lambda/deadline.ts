@@ -2,8 +2,8 @@ import { ToolTimeout } from './errors';
 
 /**
  * A call's time bounds: one object from the event adapter down to the tool. `toolHandler` starts one
- * per invocation and every call of the invocation shares it; the public `handleEnvelope` and
- * `ToolExecutor.execute` start one per call from their numeric options.
+ * per invocation and every call of the invocation shares it; the public `handleEnvelope` starts one
+ * per call from its numeric options.
  */
 export interface Deadline {
   /** Epoch ms by which the tool must have finished. */
@@ -42,9 +42,4 @@ export function startDeadline(at: number, invocationEnd: number, timeoutMessage:
       abortOn?.removeEventListener('abort', expire);
     },
   };
-}
-
-/** The deadline of one call given by its numbers, as the public `handleEnvelope` and `ToolExecutor.execute` take it. */
-export function startCallDeadline(at: number, invocationEnd: number, abortOn?: AbortSignal): StartedDeadline {
-  return startDeadline(at, invocationEnd, `The call did not finish within its ${at - Date.now()} ms budget.`, abortOn);
 }

@@ -104,3 +104,20 @@ export function storeUnavailable(operation: string, cause: unknown): StoreUnavai
   const detail = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
   return new StoreUnavailable(`The state store failed during ${operation} (${detail}); retry later.`, { cause });
 }
+
+/** Anything unexpected is a retryable `AdapterError`: the delivery is retried, never dropped. */
+export function asToolHandlerError(error: unknown): ToolHandlerError {
+  if (error instanceof ToolHandlerError) return error;
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return new AdapterError(`Unexpected failure: ${message}`, { cause: error, retryable: true });
+}
+
+/** A tool that this handler does not have, or may not run. */
+export function toolNotAllowed(name: string): ToolNotFound {
+  return new ToolNotFound(`Tool ${name} is unknown to this handler or not in its allowlist.`);
+}
+
+/** The ids of a call sent again with another tool or args. */
+export function callIdsReused(runId: string, callId: string): ToolUsageError {
+  return new ToolUsageError(`Call ${callId} of run ${runId} was first sent with another tool or args; a new call needs new ids.`);
+}

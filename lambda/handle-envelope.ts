@@ -1,9 +1,12 @@
-import { startCallDeadline, type Deadline } from './deadline';
+/**
+ * The run path of one envelope, from its payload to its outcome (`runEnvelope`: parse, route, one
+ * log line), and the public call around it (`handleEnvelope`: a deadline, then the reply or the throw).
+ */
+import { startDeadline } from './deadline';
+import { logOutcome, type Delivery, type EnvelopeRouter, type Outcome } from './delivery';
 import { parseEnvelope } from './envelope';
-import { AdapterError, ToolHandlerError } from './errors';
-import type { Redelivery, ToolExecutor } from './executor';
-import { logCall } from './log';
-import type { CallIdentity, Reply } from './reply';
+import { asToolHandlerError } from './errors';
+import type { Reply } from './reply';
 
 export interface HandleEnvelopeOptions {
   /** Tools allowed to run (an allowlist). @default every tool the executor has */
@@ -20,36 +23,25 @@ export interface HandleEnvelopeOptions {
   readonly signal?: AbortSignal;
 }
 
-/** How the event adapters run one envelope: the invocation's deadline, shared by its calls. */
-export interface ProcessEnvelopeOptions {
-  readonly tools?: ReadonlySet<string>;
-  readonly messageId?: string;
-  readonly source: string;
-  readonly deadline: Deadline;
-  /** When the source delivers the envelope again should it fail. @default - never */
-  readonly redelivery?: Redelivery;
-}
-
-/** How one envelope ended, with what is known of the call. */
-export type EnvelopeOutcome =
-  | { readonly ok: true; readonly reply: Reply; readonly identity: CallIdentity }
-  | { readonly ok: false; readonly error: ToolHandlerError; readonly identity: CallIdentity };
-
 const DEFAULT_DEADLINE_MS = 60_000;
 
-/** Runs one call, or resumes one decided approval. Throws the runtime's errors (errors.ts). */
+/**
+ * Runs one call, or resumes one decided approval, with the `ToolExecutor` given. Throws the
+ * runtime's errors (errors.ts).
+ */
 export async function handleEnvelope(
-  executor: ToolExecutor,
+  executor: EnvelopeRouter,
   payload: unknown,
   options: HandleEnvelopeOptions = {},
 ): Promise<Reply> {
   const at = options.deadline ?? Date.now() + DEFAULT_DEADLINE_MS;
-  const deadline = startCallDeadline(at, options.invocationEnd ?? at, options.signal);
+  const timeoutMessage = `The call did not finish within its ${at - Date.now()} ms budget.`;
+  const deadline = startDeadline(at, options.invocationEnd ?? at, timeoutMessage, options.signal);
   try {
-    const outcome = await processEnvelope(executor, payload, {
-      tools: toSet(options.tools),
-      messageId: options.messageId,
+    const outcome = await runEnvelope(executor, payload, {
+      allowed: toSet(options.tools),
       source: options.source ?? 'direct',
+      messageId: options.messageId,
       deadline,
     });
     if (outcome.ok) return outcome.reply;
@@ -59,62 +51,17 @@ export async function handleEnvelope(
   }
 }
 
-/** `handleEnvelope` without the throw: the event adapters need the identity of failed calls. */
-export async function processEnvelope(
-  executor: ToolExecutor,
-  payload: unknown,
-  options: ProcessEnvelopeOptions,
-): Promise<EnvelopeOutcome> {
+/** Parses the payload, routes the envelope and logs how it ended. Never rejects. */
+export async function runEnvelope(executor: EnvelopeRouter, payload: unknown, delivery: Delivery): Promise<Outcome> {
   const started = Date.now();
-  const { source } = options;
-  let outcome: EnvelopeOutcome;
+  let outcome: Outcome;
   try {
-    const envelope = parseEnvelope(payload, { messageId: options.messageId, source });
-    const execution = await executor.run(envelope, {
-      allowed: options.tools,
-      source,
-      deadline: options.deadline,
-      redelivery: options.redelivery,
-    });
-    outcome = execution.ok ? execution : { ok: false, error: asToolHandlerError(execution.error), identity: execution.identity };
+    outcome = await executor.route(parseEnvelope(payload, delivery), delivery);
   } catch (error) {
     outcome = { ok: false, error: asToolHandlerError(error), identity: {} };
   }
-  logOutcome(outcome, options.messageId, source, started);
+  logOutcome(outcome, delivery, started);
   return outcome;
-}
-
-/**
- * The outcome of a delivery that is refused before its payload is read (e.g. an SQS record whose
- * body is not a string), logged like any call.
- */
-export function refusedDelivery(error: ToolHandlerError, options: { messageId?: string; source: string }): EnvelopeOutcome {
-  const outcome: EnvelopeOutcome = { ok: false, error, identity: {} };
-  logOutcome(outcome, options.messageId, options.source, Date.now());
-  return outcome;
-}
-
-function logOutcome(outcome: EnvelopeOutcome, messageId: string | undefined, source: string, started: number): void {
-  const identity = outcome.identity;
-  logCall({
-    tool: identity.tool ?? null,
-    run_id: identity.runId ?? null,
-    call_id: identity.callId ?? null,
-    approval_id: (outcome.ok && 'approval_id' in outcome.reply ? outcome.reply.approval_id : identity.approvalId) ?? null,
-    message_id: messageId ?? null,
-    source,
-    ...(outcome.ok
-      ? { status: outcome.reply.status }
-      : { error: { type: outcome.error.name, message: outcome.error.message, retryable: outcome.error.retryable } }),
-    duration_ms: Date.now() - started,
-  });
-}
-
-/** Anything unexpected is a retryable `AdapterError`: the delivery is retried, never dropped. */
-export function asToolHandlerError(error: unknown): ToolHandlerError {
-  if (error instanceof ToolHandlerError) return error;
-  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return new AdapterError(`Unexpected failure: ${message}`, { cause: error, retryable: true });
 }
 
 function toSet(tools: HandleEnvelopeOptions['tools']): ReadonlySet<string> | undefined {

@@ -24,3 +24,26 @@ export function approvalIdFor(runId: string, callId: string): string {
 export function callFingerprint(tool: string, args: unknown): string {
   return createHash('sha256').update(tool).update('\0').update(canonicalJson(args)).digest('base64url');
 }
+
+/**
+ * Ids for a call from a host that names a session but not the call (AgentCore Gateway, §11):
+ * `run_id` from the host's scope and the session, `call_id` from the tool and its canonical args,
+ * so an identical call repeated in one session names the same call. Without a session they are fresh.
+ */
+export function sessionCallIds(
+  prefix: string,
+  scope: string,
+  sessionId: string | undefined,
+  tool: string,
+  args: unknown,
+): { runId: string; callId: string } {
+  if (sessionId === undefined) return { runId: `${prefix}${randomUUID()}`, callId: `${prefix}${randomUUID()}` };
+  return {
+    runId: `${prefix}${sha256(canonicalJson([scope, sessionId]))}`,
+    callId: `${prefix}${sha256(canonicalJson([tool, args]))}`,
+  };
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('base64url');
+}

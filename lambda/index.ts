@@ -25,7 +25,7 @@ export {
 } from './errors';
 export type { Reply, OkReply, PendingApprovalReply, AlreadyDoneReply, ErrorReply } from './reply';
 export { EventBridgeReplyPublisher, REPLY_DETAIL_TYPES } from './reply-bus';
-export type { ReplyPublisher, EventBridgeReplyPublisherProps } from './reply-bus';
+export type { ReplyPublisher, ReplyExtras, EventBridgeReplyPublisherProps } from './reply-bus';
 export { MemoryApprovalStore } from './stores/memory';
 export { DynamoApprovalStore } from './stores/dynamo';
 export type { DynamoApprovalStoreProps } from './stores/dynamo';

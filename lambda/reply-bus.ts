@@ -1,3 +1,7 @@
+/**
+ * The reply bus (§7): every reply and error reply as an EventBridge event, `source` `cdk-tool-handler`,
+ * for callers and approvers to learn of results and pending approvals that arrived by queue or rule.
+ */
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { AdapterError } from './errors';
 import { REPLY_EVENT_SOURCE } from './names';
@@ -5,7 +9,14 @@ import type { ErrorReply, Reply } from './reply';
 
 /** Where replies go for callers and approvers to learn of them. */
 export interface ReplyPublisher {
-  publish(reply: Reply | ErrorReply): Promise<void>;
+  /** Publishes one reply; `extras` is what its call's outcome holds for the bus besides. */
+  publish(reply: Reply | ErrorReply, extras?: ReplyExtras): Promise<void>;
+}
+
+/** What a call's outcome holds for the reply bus besides the reply, never part of the reply itself. */
+export interface ReplyExtras {
+  /** A `pending_approval` reply's args, which `Tool Approval Requested` events may carry. */
+  readonly approvalArgs?: unknown;
 }
 
 export const REPLY_DETAIL_TYPES = {
@@ -14,19 +25,6 @@ export const REPLY_DETAIL_TYPES = {
   already_done: 'Tool Call Already Done',
   error: 'Tool Call Failed',
 } as const;
-
-/** Where a `pending_approval` reply keeps its call's args, out of JSON's sight, for the reply bus. */
-const APPROVAL_ARGS = Symbol.for('cdk-tool-handler.approvalArgs');
-
-/** Attaches the call's args to a `pending_approval` reply without making them part of it. */
-export function withApprovalArgs<T extends object>(reply: T, args: unknown): T {
-  Object.defineProperty(reply, APPROVAL_ARGS, { value: args, enumerable: false });
-  return reply;
-}
-
-function approvalArgsOf(reply: object): unknown {
-  return (reply as { [APPROVAL_ARGS]?: unknown })[APPROVAL_ARGS];
-}
 
 /** Published by the expirer when it marks an approval expired. */
 export const APPROVAL_EXPIRED_DETAIL_TYPE = 'Tool Approval Expired';
@@ -66,8 +64,8 @@ function eventBridgeSdk(): typeof import('@aws-sdk/client-eventbridge') {
 export class EventBridgeReplyPublisher implements ReplyPublisher {
   constructor(private readonly props: EventBridgeReplyPublisherProps) {}
 
-  async publish(reply: Reply | ErrorReply): Promise<void> {
-    const args = this.props.approvalArgs ? approvalArgsOf(reply) : undefined;
+  async publish(reply: Reply | ErrorReply, extras?: ReplyExtras): Promise<void> {
+    const args = this.props.approvalArgs ? extras?.approvalArgs : undefined;
     let detail = JSON.stringify(args === undefined ? reply : { ...reply, args });
     if (Buffer.byteLength(detail, 'utf8') > MAX_DETAIL_BYTES && 'result' in reply) {
       const { result: _omitted, ...rest } = reply;

@@ -48,7 +48,7 @@ export interface ErrorReply {
   readonly error: { readonly type: string; readonly message: string; readonly retryable: boolean };
 }
 
-/** What is known of a call when it fails, to address the error reply. */
+/** What is known of a call (all of it once it replied; less when it failed early), to log it and address its replies. */
 export interface CallIdentity {
   readonly tool?: string;
   readonly runId?: string;
@@ -65,20 +65,4 @@ export function errorReply(error: ToolHandlerError, identity: CallIdentity): Err
     ...(identity.approvalId === undefined ? {} : { approval_id: identity.approvalId }),
     error: { type: error.name, message: error.message, retryable: error.retryable },
   };
-}
-
-const KEPT = Symbol('cdk-tool-handler.keptReply');
-
-/**
- * Marks a reply as kept (a redelivery answered without running the tool again). The mark is a
- * non-enumerable symbol: JSON and other sources never see it; the Gateway adapter says `replayed`.
- */
-export function markKept<T extends Reply>(reply: T): T {
-  Object.defineProperty(reply, KEPT, { value: true, enumerable: false });
-  return reply;
-}
-
-/** Whether `reply` is a kept reply of an earlier delivery. */
-export function isKeptReply(reply: Reply): boolean {
-  return (reply as unknown as Record<symbol, unknown>)[KEPT] === true;
 }

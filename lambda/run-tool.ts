@@ -1,6 +1,9 @@
 import type { Deadline } from './deadline';
+import type { Delivery } from './delivery';
+import type { CallEnvelope } from './envelope';
 import { ToolFailed, ToolTimeout } from './errors';
 import { jsonRoundTrip } from './json';
+import type { OkReply } from './reply';
 import type { Tool, ToolContext } from './tool';
 import { writeLogLines } from './log';
 
@@ -40,6 +43,13 @@ export async function runTool<Args>(tool: Tool<Args>, args: Args, call: RunToolC
   } catch (error) {
     throw new ToolFailed(`Tool ${tool.name} returned a result that is not JSON: ${describe(error)}`, { cause: error });
   }
+}
+
+/** Runs a call's tool on its parsed args and answers `ok` (§3). */
+export async function runCall(tool: Tool<any>, args: unknown, envelope: CallEnvelope, delivery: Delivery): Promise<OkReply> {
+  const { runId, callId } = envelope;
+  const result = await runTool(tool, args, { runId, callId, source: delivery.source }, delivery.deadline);
+  return { status: 'ok', tool: tool.name, run_id: runId, call_id: callId, result };
 }
 
 function describe(error: unknown): string {

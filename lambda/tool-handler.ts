@@ -1,18 +1,14 @@
-import type { Context, SQSBatchResponse } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
 import { checkSeconds, readAllowlist, readSeconds } from './config';
-import { TOOL_NAME_PATTERN } from './names';
-import { configError } from './errors';
+import { configError, ToolTimeout } from './errors';
+import { HOSTS, type HostAnswer } from './events/hosts';
+import type { Host } from './events/host';
+import { startInvocation, type HandlerSettings } from './events/invocation';
 import { ToolExecutor } from './executor';
-import { handleSqsBatch } from './events/sqs';
-import { sqsRecordsOf } from './events/sqs-records';
-import { gatewayCallOf, handleGatewayCall, type GatewayReply } from './events/gateway';
-import { markWithManifest } from './manifest';
-import { handleDirectInvoke, handleEventBridgeEvent, isEventBridgeEvent } from './events/single';
-import { HandlerSettings, startInvocation } from './events/invocation';
-import { ENV } from './names';
 import { writeLogLines } from './log';
-import type { Reply } from './reply';
-import { EventBridgeReplyPublisher, ReplyPublisher } from './reply-bus';
+import { markWithManifest } from './manifest';
+import { ENV, TOOL_NAME_PATTERN } from './names';
+import { EventBridgeReplyPublisher, type ReplyPublisher } from './reply-bus';
 import type { Tool } from './tool';
 
 export interface ToolHandlerOptions {
@@ -31,8 +27,8 @@ export interface ToolHandlerOptions {
   readonly replies?: ReplyPublisher | false;
 }
 
-/** What the handler returns: a batch response for SQS, the reply (or Gateway reply) otherwise. */
-export type ToolHandlerResult = SQSBatchResponse | Reply | GatewayReply;
+/** What the handler returns: its host's answer (a batch response for SQS, the reply or Gateway reply otherwise). */
+export type ToolHandlerResult = HostAnswer;
 
 export type ToolLambdaHandler = (event: unknown, context?: Partial<Context>) => Promise<ToolHandlerResult>;
 
@@ -63,13 +59,15 @@ export function toolHandler(executorOrTools: ToolExecutor | readonly Tool<any>[]
   const handler: ToolLambdaHandler = async (event, context) => {
     const invocation = startInvocation(settings, context);
     try {
-      const gatewayCall = gatewayCallOf(context);
-      if (gatewayCall) return await handleGatewayCall(event, gatewayCall, invocation);
-      // SQS batches, and EventBridge Pipes' arrays of SQS records.
-      const records = sqsRecordsOf(event);
-      if (records) return await handleSqsBatch(records, invocation);
-      if (isEventBridgeEvent(event)) return await handleEventBridgeEvent(event, invocation);
-      return await handleDirectInvoke(event, context?.awsRequestId, invocation);
+      // The first host that recognises the event answers it; the last, the direct invoke, takes any.
+      for (const host of HOSTS as readonly Host<unknown, ToolHandlerResult>[]) {
+        const reading = host.recognise(event, context);
+        if (reading === undefined) continue;
+        if (invocation.budgetMs > 0) return await host.answer(reading, invocation);
+        const error = new ToolTimeout(`No time left to run the call: the deadline budget is ${invocation.budgetMs} ms.`);
+        return await host.outOfTime(reading, error, invocation);
+      }
+      throw new TypeError('cdk-tool-handler: no host took the event.');
     } finally {
       invocation.deadline.end();
       writeLogLines();

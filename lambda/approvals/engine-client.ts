@@ -1,6 +1,6 @@
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { StoreUnavailable, type ToolHandlerError } from '../errors';
-import { resolveRegion } from '../stores/dynamo-table';
+import { resolveRegion } from '../config';
 import type {
   ApprovalRunner,
   ClaimInput,

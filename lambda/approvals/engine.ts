@@ -3,8 +3,7 @@
  * tool handler. It trusts nothing its caller sends (Lambda cannot tell it who called): it derives the
  * approval id and fingerprint itself, keeps its own allowlist and owner, and caps every claim.
  */
-import { asToolHandlerError } from '../handle-envelope';
-import { ToolNotFound, ToolUsageError } from '../errors';
+import { asToolHandlerError, ToolNotFound, ToolUsageError } from '../errors';
 import { approvalIdFor, callFingerprint } from '../ids';
 import type { ApprovalStore } from '../stores/types';
 import { engineRequestSchema, type EngineRequest, type EngineResponse } from './engine-protocol';

@@ -1,24 +1,11 @@
-import { createHash, randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import { ToolTimeout, ToolUsageError, type ToolHandlerError } from '../errors';
-import type { EnvelopeOutcome } from '../handle-envelope';
-import { canonicalJson, isJsonObject, type JsonObject } from '../json';
-import { logCall } from '../log';
-import { errorReply, isKeptReply, type ErrorReply, type Reply } from '../reply';
-import { runEnvelope, type Invocation } from './invocation';
+import { ToolUsageError, type ToolHandlerError } from '../errors';
+import { sessionCallIds } from '../ids';
+import { isJsonObject, type JsonObject } from '../json';
+import { errorReply, type ErrorReply, type Reply } from '../reply';
+import { deliver, refuse, type Host } from './host';
+import type { Invocation } from './invocation';
 import { settle } from './settle';
-
-/** What AgentCore Gateway puts in the client context of a Lambda target's invocation. */
-export interface GatewayCall {
-  /** `<target>___<tool>` as Gateway sent it. */
-  readonly qualifiedName: string;
-  /** The `<target>` prefix; empty when the name has no `___`. */
-  readonly target: string;
-  /** The tool's own name: what follows the first `___`. */
-  readonly tool: string;
-  /** The MCP session, when Gateway gave one. */
-  readonly sessionId?: string;
-}
 
 /**
  * A Gateway call's answer: the reply (a kept one says `replayed`), or the error as a reply: Gateway
@@ -26,86 +13,65 @@ export interface GatewayCall {
  */
 export type GatewayReply = (Reply & { readonly replayed?: true }) | ErrorReply;
 
-export const GATEWAY_SOURCE = 'agentcore';
+/** A Gateway call as read: the tool and the call's ids, and its args or why the event cannot be them. */
+export interface GatewayCall {
+  /** The tool's own name: what follows the first `___` of `<target>___<tool>`. */
+  readonly tool: string;
+  readonly runId: string;
+  readonly callId: string;
+  readonly args?: JsonObject;
+  readonly refused?: ToolUsageError;
+}
+
+const SOURCE = 'agentcore';
 const SEPARATOR = '___';
+const ID_PREFIX = 'agc_';
+
+/**
+ * AgentCore Gateway's Lambda target (§11): the event is the tool's args object, and the tool's name
+ * (`<target>___<tool>`) and the MCP session come in `context.clientContext.custom`. Ids derive from
+ * the target and session and from the tool and its canonical args, so an identical call repeated in
+ * one session names the same call; without a session they are fresh. It answers the reply, or the
+ * error as a reply, published to the reply bus like any other.
+ */
+export const gatewayHost: Host<GatewayCall, GatewayReply> = {
+  recognise: (event, context) => gatewayCallOf(event, context),
+  async answer(call, invocation) {
+    if (call.refused) return refused(call.refused, call, invocation);
+    const outcome = await deliver(invocation, { tool: call.tool, args: call.args, run_id: call.runId, call_id: call.callId }, SOURCE, undefined);
+    // A reply that did not reach the bus is logged there; Gateway's caller has it all the same.
+    await settle(outcome, invocation.replies);
+    // An envelope refused as a whole (a tool name it does not accept) names no call: the Gateway's does.
+    if (!outcome.ok) return errorReply(outcome.error, outcome.identity.runId === undefined ? call : outcome.identity);
+    return outcome.kept ? { ...outcome.reply, replayed: true } : outcome.reply;
+  },
+  outOfTime: (call, error, invocation) => refused(call.refused ?? error, call, invocation),
+};
 
 /** The Gateway call this invocation is, if `context.clientContext.custom` names a tool. */
-export function gatewayCallOf(context: Partial<Context> | undefined): GatewayCall | undefined {
+function gatewayCallOf(event: unknown, context: Partial<Context> | undefined): GatewayCall | undefined {
   const custom = (context?.clientContext as { custom?: unknown } | undefined)?.custom;
   if (!isJsonObject(custom)) return undefined;
   const qualifiedName = nonEmptyString(custom.bedrockAgentCoreToolName) ?? nonEmptyString(custom.bedrockagentcoreToolName);
   if (qualifiedName === undefined) return undefined;
   const at = qualifiedName.indexOf(SEPARATOR);
-  const sessionId = nonEmptyString(custom.bedrockAgentCoreSessionId) ?? nonEmptyString(custom.bedrockagentcoreSessionId);
-  return {
-    qualifiedName,
-    target: at < 0 ? '' : qualifiedName.slice(0, at),
-    tool: at < 0 ? qualifiedName : qualifiedName.slice(at + SEPARATOR.length),
-    ...(sessionId === undefined ? {} : { sessionId }),
-  };
-}
-
-/**
- * The ids of a Gateway call: `run_id` from the target and session, `call_id` from the
- * tool and its canonical args, so an identical call repeated in one session names the same call.
- * Without a session the ids are fresh.
- */
-export function gatewayCallIds(call: GatewayCall, args: JsonObject): { runId: string; callId: string } {
-  if (call.sessionId === undefined) return { runId: `agc_${randomUUID()}`, callId: `agc_${randomUUID()}` };
-  return {
-    runId: `agc_${sha256(canonicalJson([call.target, call.sessionId]))}`,
-    callId: `agc_${sha256(canonicalJson([call.tool, args]))}`,
-  };
-}
-
-/** Runs one Gateway call: the event is the tool's args. Publishes to the reply bus; never throws. */
-export async function handleGatewayCall(event: unknown, call: GatewayCall, invocation: Invocation): Promise<GatewayReply> {
+  const target = at < 0 ? '' : qualifiedName.slice(0, at);
+  const tool = at < 0 ? qualifiedName : qualifiedName.slice(at + SEPARATOR.length);
   if (!isJsonObject(event)) {
     const got = event === null ? 'null' : Array.isArray(event) ? 'an array' : typeof event;
-    const error = new ToolUsageError(`A Gateway call's event must be the tool's args object, got: ${got}.`);
-    return failed(error, { tool: call.tool, ...gatewayCallIds({ ...call, sessionId: undefined }, {}) }, invocation);
+    const refused = new ToolUsageError(`A Gateway call's event must be the tool's args object, got: ${got}.`);
+    return { tool, ...sessionCallIds(ID_PREFIX, target, undefined, tool, {}), refused };
   }
-  const ids = gatewayCallIds(call, event);
-  if (invocation.budgetMs <= 0) {
-    const error = new ToolTimeout(`No time left to run the call: the deadline budget is ${invocation.budgetMs} ms.`);
-    return failed(error, { tool: call.tool, ...ids }, invocation);
-  }
-  const outcome = await runEnvelope(
-    invocation,
-    { tool: call.tool, args: event, run_id: ids.runId, call_id: ids.callId },
-    { source: GATEWAY_SOURCE },
-  );
-  // A reply that did not reach the bus is logged there; Gateway's caller has it all the same.
-  await settle(outcome, invocation.replies);
-  if (!outcome.ok) return errorReply(outcome.error, { tool: call.tool, ...ids, ...outcome.identity });
-  return isKeptReply(outcome.reply) ? { ...outcome.reply, replayed: true } : outcome.reply;
+  const sessionId = nonEmptyString(custom.bedrockAgentCoreSessionId) ?? nonEmptyString(custom.bedrockagentcoreSessionId);
+  return { tool, ...sessionCallIds(ID_PREFIX, target, sessionId, tool, event), args: event };
 }
 
-/** An error found before the envelope ran: logged and published like any error reply. */
-async function failed(
-  error: ToolHandlerError,
-  identity: { tool: string; runId: string; callId: string },
-  invocation: Invocation,
-): Promise<ErrorReply> {
-  logCall({
-    tool: identity.tool,
-    run_id: identity.runId,
-    call_id: identity.callId,
-    approval_id: null,
-    message_id: null,
-    source: GATEWAY_SOURCE,
-    error: { type: error.name, message: error.message, retryable: error.retryable },
-    duration_ms: 0,
-  });
-  const outcome: EnvelopeOutcome = { ok: false, error, identity };
-  await settle(outcome, invocation.replies);
-  return errorReply(error, identity);
+/** A call refused before it ran: logged and published like any error reply. */
+async function refused(error: ToolHandlerError, call: GatewayCall, invocation: Invocation): Promise<ErrorReply> {
+  await settle(refuse(error, call, SOURCE), invocation.replies);
+  return errorReply(error, call);
 }
 
 function nonEmptyString(value: unknown): string | undefined {
   return typeof value === 'string' && value.length > 0 ? value : undefined;
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('base64url');
 }

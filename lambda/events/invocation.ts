@@ -1,7 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { startDeadline, type StartedDeadline } from '../deadline';
-import type { Redelivery, ToolExecutor } from '../executor';
-import { processEnvelope, type EnvelopeOutcome } from '../handle-envelope';
+import type { Redelivery } from '../delivery';
+import type { ToolExecutor } from '../executor';
 import type { ReplyPublisher } from '../reply-bus';
 
 /** What `toolHandler` fixed once, when it was called. */
@@ -44,24 +44,6 @@ export function startInvocation(settings: HandlerSettings, context: Partial<Cont
     returnBy: Math.max(at, invocationEnd - RETURN_MARGIN_MS),
     budgetMs,
   };
-}
-
-/**
- * Runs one delivery's envelope in the invocation (the per-record options are built here, for every
- * event adapter): the invocation's allowlist and its deadline, shared by all its calls.
- */
-export function runEnvelope(
-  invocation: Invocation,
-  payload: unknown,
-  delivery: { readonly source: string; readonly messageId?: string; readonly redelivery?: Redelivery },
-): Promise<EnvelopeOutcome> {
-  return processEnvelope(invocation.executor, payload, {
-    tools: invocation.allowed,
-    messageId: delivery.messageId,
-    source: delivery.source,
-    deadline: invocation.deadline,
-    redelivery: delivery.redelivery,
-  });
 }
 
 /**

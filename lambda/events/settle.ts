@@ -1,7 +1,7 @@
-import { ApprovalDenied } from '../errors';
-import type { EnvelopeOutcome } from '../handle-envelope';
+import type { Outcome } from '../delivery';
+import { AdapterError, ApprovalDenied } from '../errors';
 import { logWarning } from '../log';
-import { errorReply } from '../reply';
+import { errorReply, type ErrorReply, type Reply } from '../reply';
 import type { ReplyPublisher } from '../reply-bus';
 
 /**
@@ -9,7 +9,7 @@ import type { ReplyPublisher } from '../reply-bus';
  * that reached the bus (or needs none), or an error that retrying cannot fix and that the bus
  * carried to the caller. Anything else must be delivered again.
  */
-export async function settle(outcome: EnvelopeOutcome, replies: ReplyPublisher | undefined): Promise<boolean> {
+export async function settle(outcome: Outcome, replies: ReplyPublisher | undefined): Promise<boolean> {
   if (outcome.ok) return replies ? publish(replies, outcome.reply, outcome) : true;
   // A denial is final and recorded in the approval: retrying it into the dead-letter queue helps nobody.
   if (!replies) return outcome.error instanceof ApprovalDenied;
@@ -17,13 +17,24 @@ export async function settle(outcome: EnvelopeOutcome, replies: ReplyPublisher |
   return published && !outcome.error.retryable;
 }
 
-async function publish(
-  replies: ReplyPublisher,
-  reply: Parameters<ReplyPublisher['publish']>[0],
-  outcome: EnvelopeOutcome,
-): Promise<boolean> {
+/**
+ * The answer of a host whose caller retries what throws (an EventBridge rule, a direct invoke): the
+ * reply once the bus has it, else the error.
+ */
+export async function replyOrThrow(outcome: Outcome, replies: ReplyPublisher | undefined): Promise<Reply> {
+  const delivered = await settle(outcome, replies);
+  if (!outcome.ok) throw outcome.error;
+  if (!delivered) {
+    throw new AdapterError('The call ran but its reply could not be published to the reply bus; a retry publishes the kept reply.', {
+      retryable: true,
+    });
+  }
+  return outcome.reply;
+}
+
+async function publish(replies: ReplyPublisher, reply: Reply | ErrorReply, outcome: Outcome): Promise<boolean> {
   try {
-    await replies.publish(reply);
+    await replies.publish(reply, outcome.ok ? outcome : undefined);
     return true;
   } catch (error) {
     logWarning('publishing the reply failed; the delivery will be retried', {

@@ -1,53 +1,68 @@
 import type { SQSBatchResponse } from 'aws-lambda';
-import { refusedDelivery, type EnvelopeOutcome } from '../handle-envelope';
+import type { Outcome } from '../delivery';
 import { logWarning } from '../log';
-import { runEnvelope, sqsRedelivery, type Invocation } from './invocation';
+import { deliver, refuse, type Host } from './host';
+import { sqsRedelivery, type Invocation } from './invocation';
 import { forEachBounded } from './pool';
 import { settle } from './settle';
-import { isFifoBatch, messageGroupOf, recordProblem, type ReceivedSqsRecord } from './sqs-records';
+import { isFifoBatch, messageGroupOf, recordProblem, sqsRecordsOf, type ReceivedSqsRecord } from './sqs-records';
+
+/**
+ * An SQS batch (`{ Records }` from an event source mapping, or the array of records that EventBridge
+ * Pipes delivers), answered with the records that failed (`batchItemFailures`); it never throws for a
+ * batch it took. A zero budget fails every record, as retryable, without running anything.
+ */
+export const sqsHost: Host<readonly ReceivedSqsRecord[], SQSBatchResponse> = {
+  recognise: sqsRecordsOf,
+  answer: handleSqsBatch,
+  async outOfTime(records, _error, invocation) {
+    logWarning('no time left before the deadline: every record is failed for a retry', {
+      records: records.length,
+      budget_ms: invocation.budgetMs,
+    });
+    return failures(records, new Set());
+  },
+};
 
 /**
  * Runs a batch and reports partial failures. Standard queues run records concurrently;
  * FIFO queues run each message group in order and stop a group at its first failure. No record
  * starts after the deadline, and the answer is returned by `invocation.returnBy`: a record whose
  * call had not ended by then is reported failed, but one whose tool returned counts as done even if
- * its reply was still being published (running it again would be worse). This never throws.
+ * its reply was still being published (running it again would be worse).
  */
-export async function handleSqsBatch(records: readonly ReceivedSqsRecord[], invocation: Invocation): Promise<SQSBatchResponse> {
+async function handleSqsBatch(records: readonly ReceivedSqsRecord[], invocation: Invocation): Promise<SQSBatchResponse> {
   /** Delivered: a final outcome that needs no retry. */
   const succeeded = new Set<ReceivedSqsRecord>();
   /** The call ended well and its reply is being published. */
   const publishing = new Set<ReceivedSqsRecord>();
-  if (invocation.budgetMs <= 0) {
-    logWarning('no time left before the deadline: every record is failed for a retry', {
-      records: records.length,
-      budget_ms: invocation.budgetMs,
+  const run = async (record: ReceivedSqsRecord) => {
+    const outcome = await handleRecord(record, invocation);
+    if (outcome.ok) publishing.add(record);
+    const delivered = await settle(outcome, invocation.replies);
+    publishing.delete(record);
+    if (delivered) succeeded.add(record);
+  };
+  const work = isFifoBatch(records)
+    ? forEachBounded(groupsOf(records), invocation.concurrency, invocation.deadline.signal, async (group) => {
+        for (const record of group) {
+          if (invocation.deadline.signal.aborted) return;
+          await run(record);
+          if (!succeeded.has(record)) return;
+        }
+      })
+    : forEachBounded(records, invocation.concurrency, invocation.deadline.signal, run);
+  await untilOrLater(work, invocation.returnBy);
+  for (const record of publishing) {
+    succeeded.add(record);
+    logWarning('the reply was still being published when the invocation had to return; the record counts as done', {
+      message_id: record.messageId,
     });
-  } else {
-    const run = async (record: ReceivedSqsRecord) => {
-      const outcome = await handleRecord(record, invocation);
-      if (outcome.ok) publishing.add(record);
-      const delivered = await settle(outcome, invocation.replies);
-      publishing.delete(record);
-      if (delivered) succeeded.add(record);
-    };
-    const work = isFifoBatch(records)
-      ? forEachBounded(groupsOf(records), invocation.concurrency, invocation.deadline.signal, async (group) => {
-          for (const record of group) {
-            if (invocation.deadline.signal.aborted) return;
-            await run(record);
-            if (!succeeded.has(record)) return;
-          }
-        })
-      : forEachBounded(records, invocation.concurrency, invocation.deadline.signal, run);
-    await untilOrLater(work, invocation.returnBy);
-    for (const record of publishing) {
-      succeeded.add(record);
-      logWarning('the reply was still being published when the invocation had to return; the record counts as done', {
-        message_id: record.messageId,
-      });
-    }
   }
+  return failures(records, succeeded);
+}
+
+function failures(records: readonly ReceivedSqsRecord[], succeeded: ReadonlySet<ReceivedSqsRecord>): SQSBatchResponse {
   return {
     batchItemFailures: records
       .filter((record) => !succeeded.has(record))
@@ -55,12 +70,12 @@ export async function handleSqsBatch(records: readonly ReceivedSqsRecord[], invo
   };
 }
 
-function handleRecord(record: ReceivedSqsRecord, invocation: Invocation): Promise<EnvelopeOutcome> {
+function handleRecord(record: ReceivedSqsRecord, invocation: Invocation): Promise<Outcome> {
   const messageId = record.messageId as string;
   const problem = recordProblem(record);
-  if (problem) return Promise.resolve(refusedDelivery(problem, { messageId, source: 'sqs' }));
+  if (problem) return Promise.resolve(refuse(problem, {}, 'sqs', messageId));
   const source = `sqs:${record.eventSourceARN as string}`;
-  return runEnvelope(invocation, record.body, { source, messageId, redelivery: sqsRedelivery(source, messageId) });
+  return deliver(invocation, record.body, source, messageId, sqsRedelivery(source, messageId));
 }
 
 /** Waits for `work`, but not past `epochMs`. */

@@ -3,10 +3,10 @@
  * the construct's environment.
  */
 import { approvalsApi } from '../approvals/api';
+import { ownerFrom } from '../config';
 import { configError } from '../errors';
 import { ENV } from '../names';
 import { DynamoApprovalStore } from '../stores/dynamo';
-import { ownerFrom } from '../stores/default';
 
 const tableName = process.env[ENV.approvalsTable]?.trim();
 if (!tableName) throw configError(`the approvals API needs ${ENV.approvalsTable} to be set.`);

@@ -3,11 +3,10 @@
  * by the tool handler only.
  */
 import { approvalsEngine } from '../approvals/engine';
-import { readAllowlist, readSeconds } from '../config';
+import { ownerFrom, readAllowlist, readSeconds } from '../config';
 import { configError } from '../errors';
 import { ENV } from '../names';
 import { DynamoApprovalStore } from '../stores/dynamo';
-import { ownerFrom } from '../stores/default';
 
 function required(name: string): string {
   const value = process.env[name]?.trim();

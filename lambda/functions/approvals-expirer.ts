@@ -3,11 +3,11 @@
  * construct's environment.
  */
 import { approvalsExpirer } from '../approvals/expirer';
+import { ownerFrom } from '../config';
 import { configError } from '../errors';
 import { ENV } from '../names';
 import { EventBridgeReplyPublisher } from '../reply-bus';
 import { DynamoApprovalStore } from '../stores/dynamo';
-import { ownerFrom } from '../stores/default';
 
 const tableName = process.env[ENV.approvalsTable]?.trim();
 if (!tableName) throw configError(`the approvals expirer needs ${ENV.approvalsTable} to be set.`);

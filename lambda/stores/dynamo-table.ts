@@ -5,12 +5,10 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { resolveRegion } from '../config';
 import { storeUnavailable } from '../errors';
 import { Expression } from './dynamo-expression';
 import type { Item } from './dynamo-items';
-
-/** The region a local run falls back to, so that a missing region never fails it. */
-export const FALLBACK_REGION = 'us-east-1';
 
 /**
  * Timeouts of the default client, in ms. A single-item request takes milliseconds; one that hangs
@@ -24,14 +22,6 @@ export const DEFAULT_CLIENT_TIMEOUTS = {
 } as const;
 
 let shared: DynamoDBDocumentClient | undefined;
-
-/**
- * The region for the default client: `AWS_REGION` (set by Lambda), then `AWS_DEFAULT_REGION`
- * (which the SDK itself ignores), then `us-east-1`.
- */
-export function resolveRegion(env: NodeJS.ProcessEnv = process.env): string {
-  return env.AWS_REGION || env.AWS_DEFAULT_REGION || FALLBACK_REGION;
-}
 
 /**
  * The container's DynamoDB document client, created on first use (so that tests and local runs can

@@ -9,11 +9,8 @@ import { AdapterError, ToolUsageError } from '../../lambda/errors';
 import { callFingerprint } from '../../lambda/ids';
 import { APPROVAL_ATTRIBUTES, DECISION_ATTRIBUTES, TABLE } from '../../lambda/names';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
-import {
-  resetSharedDocumentClient,
-  resolveRegion,
-  sharedDocumentClient,
-} from '../../lambda/stores/dynamo-table';
+import { resolveRegion } from '../../lambda/config';
+import { resetSharedDocumentClient, sharedDocumentClient } from '../../lambda/stores/dynamo-table';
 import { MAX_DECISION_TEXT_BYTES, MAX_ITEM_BYTES } from '../../lambda/stores/dynamo-items';
 import type { CreateApprovalInput } from '../../lambda/stores/types';
 import { createTestTable, dynaliteEndpoint, testDocumentClient } from '../support/dynamo';

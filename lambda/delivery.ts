@@ -1,0 +1,85 @@
+/**
+ * One envelope on the run path: what goes down with it (`Delivery`), what comes back up (`Outcome`),
+ * and the log line it ends with. The event adapters, the executor and the call protocols all speak
+ * these, so that no step imports another step of the chain for them.
+ */
+import type { Deadline } from './deadline';
+import type { Envelope } from './envelope';
+import type { ToolHandlerError } from './errors';
+import { logCall } from './log';
+import type { CallIdentity, Reply } from './reply';
+
+/** How one envelope was delivered: from where, and under which allowlist and deadline it runs. */
+export interface Delivery {
+  /** Tools allowed to run; `undefined` allows every tool the executor has. */
+  readonly allowed: ReadonlySet<string> | undefined;
+  /** Where the envelope came from, e.g. `sqs:<queue arn>`, `events:<source>`, `lambda`, `direct`. */
+  readonly source: string;
+  /** The delivery's id; a call without ids derives them from it. */
+  readonly messageId: string | undefined;
+  readonly deadline: Deadline;
+  /** When the delivery's source delivers it again should it fail. @default - never: leases end with the invocation */
+  readonly redelivery?: Redelivery;
+}
+
+/**
+ * How a delivery's source delivers it again should it fail: the call's lease is held against every
+ * other delivery until then, so a copy arriving meanwhile is answered without running the call (the
+ * holder ran it, runs it, or comes back by itself), while the holder's own redelivery still runs it.
+ */
+export interface Redelivery {
+  /**
+   * Epoch ms before which the source cannot deliver it again.
+   * @default - while the call item lives, when `message` is given
+   */
+  readonly at?: number;
+  /**
+   * The delivery's SQS message (`<source>/<messageId>`): its own redelivery takes the call over as
+   * soon as this invocation has ended, and a copy of it is never acknowledged as held (SQS deletes a
+   * message by its latest receipt). @default - none
+   */
+  readonly message?: string;
+}
+
+/** How one envelope ended: what every step after the executor reads, up to the host's answer. */
+export type Outcome = Replied | Failed;
+
+export interface Replied {
+  readonly ok: true;
+  readonly reply: Reply;
+  /** The call the reply answers. */
+  readonly identity: CallIdentity;
+  /** The reply was kept from an earlier delivery of the call, which ran it (§6a). @default false */
+  readonly kept?: boolean;
+  /** A `pending_approval` reply's args: `Tool Approval Requested` events may carry them (§7); the reply never does. */
+  readonly approvalArgs?: unknown;
+}
+
+export interface Failed {
+  readonly ok: false;
+  readonly error: ToolHandlerError;
+  /** What became known of the call before it failed, to address the error reply. */
+  readonly identity: CallIdentity;
+}
+
+/** What hands a parsed envelope to the protocol that answers it: the `ToolExecutor`. */
+export interface EnvelopeRouter {
+  route(envelope: Envelope, delivery: Delivery): Promise<Outcome>;
+}
+
+/** Writes the envelope's log line (§6): the call's ids, how it ended and how long it took; never args or result. */
+export function logOutcome(outcome: Outcome, delivery: Pick<Delivery, 'source' | 'messageId'>, started: number): void {
+  const { identity } = outcome;
+  logCall({
+    tool: identity.tool ?? null,
+    run_id: identity.runId ?? null,
+    call_id: identity.callId ?? null,
+    approval_id: identity.approvalId ?? null,
+    message_id: delivery.messageId ?? null,
+    source: delivery.source,
+    ...(outcome.ok
+      ? { status: outcome.reply.status }
+      : { error: { type: outcome.error.name, message: outcome.error.message, retryable: outcome.error.retryable } }),
+    duration_ms: Date.now() - started,
+  });
+}

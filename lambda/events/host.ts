@@ -1,0 +1,47 @@
+/**
+ * The host contract (§15 "A host is one file"): every kind of event that invokes the handler is an
+ * adapter that recognises its events and answers them as its caller expects. `toolHandler` walks the
+ * ordered list of them (hosts.ts), checks the invocation's budget once for all, and gives the event
+ * to the first that recognises it. An adapter runs each delivery with `deliver` and refuses one it
+ * cannot read with `refuse`, so that every call, run or refused, ends in the same log line.
+ */
+import type { Context } from 'aws-lambda';
+import { logOutcome, type Failed, type Outcome, type Redelivery } from '../delivery';
+import type { ToolHandlerError, ToolTimeout } from '../errors';
+import { runEnvelope } from '../handle-envelope';
+import type { CallIdentity } from '../reply';
+import type { Invocation } from './invocation';
+
+export interface Host<Reading, Answer> {
+  /**
+   * The host's reading of the event, or `undefined` when the event is not of its kind. Throws a
+   * `ToolUsageError` for an event of its kind that cannot be answered at all.
+   */
+  recognise(event: unknown, context: Partial<Context> | undefined): Reading | undefined;
+  /** Runs the event's calls in the invocation and answers as the host's caller expects. */
+  answer(reading: Reading, invocation: Invocation): Promise<Answer>;
+  /** Answers without running anything: the invocation has no time left, as `error` says. */
+  outOfTime(reading: Reading, error: ToolTimeout, invocation: Invocation): Promise<Answer>;
+}
+
+/** What a host answers. */
+export type AnswerOf<H> = H extends Host<any, infer Answer> ? Answer : never;
+
+/** Runs one delivered payload in the invocation, under its allowlist and its deadline. */
+export function deliver(
+  invocation: Invocation,
+  payload: unknown,
+  source: string,
+  messageId: string | undefined,
+  redelivery?: Redelivery,
+): Promise<Outcome> {
+  const { executor, allowed, deadline } = invocation;
+  return runEnvelope(executor, payload, { allowed, source, messageId, deadline, redelivery });
+}
+
+/** A delivery refused before its payload runs: logged like any call, and failed with `error`. */
+export function refuse(error: ToolHandlerError, identity: CallIdentity, source: string, messageId?: string): Failed {
+  const outcome: Failed = { ok: false, error, identity };
+  logOutcome(outcome, { source, messageId }, Date.now());
+  return outcome;
+}

@@ -1,0 +1,15 @@
+/**
+ * The hosts `toolHandler` answers, in the order it asks them: the first that recognises an event
+ * answers it. Gateway calls are told by their context, so they come first; the direct invoke takes
+ * whatever is left, so it comes last. A new host is an adapter file and a line here.
+ */
+import { directHost } from './direct';
+import { eventBridgeHost } from './eventbridge';
+import { gatewayHost } from './gateway';
+import type { AnswerOf } from './host';
+import { sqsHost } from './sqs';
+
+export const HOSTS = [gatewayHost, sqsHost, eventBridgeHost, directHost] as const;
+
+/** What the hosts answer. */
+export type HostAnswer = AnswerOf<(typeof HOSTS)[number]>;

@@ -1,0 +1,156 @@
+/**
+ * The approval flow (§6b). A call whose tool requires approval creates its approval (idempotently)
+ * and replies as the approval stands; it never runs the tool. A resume claims the decided approval
+ * (one delivery wins), runs the tool with the stored args, and completes it with the result, or
+ * releases it when the tool threw; a claim that fails answers why, in the order the contract checks.
+ * The approvals runner (the engine, or a store) keeps the state; the protocol is here.
+ */
+import { randomUUID } from 'node:crypto';
+import { callFields, writeAfterRun } from '../bounded-write';
+import type { Delivery, Outcome } from '../delivery';
+import type { CallEnvelope } from '../envelope';
+import {
+  ApprovalDenied,
+  ApprovalNotFound,
+  asToolHandlerError,
+  CallInProgress,
+  callIdsReused,
+  toolNotAllowed,
+  ToolTimeout,
+  ToolUsageError,
+} from '../errors';
+import { approvalIdFor, callFingerprint } from '../ids';
+import type { AlreadyDoneReply, Reply } from '../reply';
+import { runTool } from '../run-tool';
+import { approvalGone } from '../stores/store-errors';
+import type { ApprovalRecord, ApprovalRunner, ClaimOutcome } from '../stores/types';
+import type { Tool } from '../tool';
+
+/** Creates the call's approval, or answers as the one it already has stands. */
+export async function requestApproval(approvals: ApprovalRunner, tool: Tool<any>, envelope: CallEnvelope): Promise<Outcome> {
+  const { runId, callId, args } = envelope;
+  const approvalId = approvalIdFor(runId, callId);
+  const identity = { tool: tool.name, runId, callId, approvalId };
+  try {
+    const fingerprint = callFingerprint(tool.name, args);
+    const { created, record } = await approvals.create({ approvalId, tool: tool.name, args, runId, callId, fingerprint });
+    if (!created && record.fingerprint !== fingerprint) throw callIdsReused(runId, callId);
+    if (record.status === 'denied') throw denied(record);
+    if (record.completedAt !== undefined || isClaimed(record)) return { ok: true, reply: alreadyDone(record), identity };
+    return {
+      ok: true,
+      reply: {
+        status: 'pending_approval',
+        tool: tool.name,
+        run_id: runId,
+        call_id: callId,
+        approval_id: approvalId,
+        expires_at: new Date(record.expiresAt).toISOString(),
+      },
+      identity,
+      approvalArgs: record.args,
+    };
+  } catch (error) {
+    return { ok: false, error: asToolHandlerError(error), identity };
+  }
+}
+
+/** Who resumes, and what: the handler's owner, the tools it may run now, and where they are. */
+export interface ResumeScope {
+  readonly owner: string;
+  readonly allowed: ReadonlySet<string>;
+  readonly tools: ReadonlyMap<string, Tool<any>>;
+}
+
+/**
+ * Resumes a decided approval. Throws while the approval is unknown (the envelope names it only);
+ * once its record is read, the outcome names the call the record holds.
+ */
+export async function resumeApproval(
+  approvals: ApprovalRunner,
+  approvalId: string,
+  scope: ResumeScope,
+  delivery: Delivery,
+): Promise<Outcome> {
+  // A token of our own: a claim whose answer was lost, tried again, is recognised as ours.
+  const claim = await approvals.claim(approvalId, { until: delivery.deadline.invocationEnd, allowedTools: scope.allowed, token: randomUUID() });
+  const { record } = claim;
+  if (!record) throw approvalGone(approvalId);
+  try {
+    const reply = claim.claimed ? await runClaimed(approvals, claim, scope.tools.get(record.tool)!, delivery) : unclaimable(record, scope);
+    return { ok: true, reply, identity: record };
+  } catch (error) {
+    return { ok: false, error: asToolHandlerError(error), identity: record };
+  }
+}
+
+async function runClaimed(
+  approvals: ApprovalRunner,
+  claim: Extract<ClaimOutcome, { claimed: true }>,
+  tool: Tool<any>,
+  delivery: Delivery,
+): Promise<Reply> {
+  const { record, token } = claim;
+  const { approvalId, runId, callId } = record;
+  const { invocationEnd } = delivery.deadline;
+  let result: unknown;
+  try {
+    if (record.decidedFingerprint !== callFingerprint(record.tool, record.args)) throw notDecidedOn(record);
+    const args = await tool.parseArgs(record.args);
+    result = await runTool(tool, args, { runId, callId, approvalId, source: delivery.source }, delivery.deadline);
+  } catch (error) {
+    // A run that timed out may still be going: its claim lapses at the invocation's end.
+    if (!(error instanceof ToolTimeout)) {
+      await writeAfterRun('release', () => approvals.release(approvalId, token), invocationEnd, callFields(record));
+    }
+    throw error;
+  }
+  // The tool ran: a slow or failed store write now must not make the delivery fail and run it again.
+  await writeAfterRun('complete', () => approvals.complete(approvalId, token, result), invocationEnd, callFields(record));
+  return { status: 'ok', tool: record.tool, run_id: runId, call_id: callId, result, approval_id: approvalId };
+}
+
+/** Why a claim failed, in the order the contract checks. */
+function unclaimable(record: ApprovalRecord, scope: ResumeScope): Reply {
+  const { approvalId } = record;
+  if (record.owner !== scope.owner) {
+    throw new ToolUsageError(`Approval ${approvalId} is owned by ${record.owner}, not by ${scope.owner}; it cannot be resumed here.`);
+  }
+  if (!scope.allowed.has(record.tool)) throw toolNotAllowed(record.tool);
+  if (record.status === 'pending') {
+    throw new ToolUsageError(`Approval ${approvalId} is not decided yet; resume it once an approver has decided.`);
+  }
+  if (record.status === 'denied') throw denied(record);
+  if (record.status === 'expired') throw new ApprovalNotFound(`Approval ${approvalId} expired before it was decided.`);
+  if (record.completedAt !== undefined || isClaimed(record)) return alreadyDone(record);
+  if (record.decidedFingerprint !== callFingerprint(record.tool, record.args)) throw notDecidedOn(record);
+  throw new CallInProgress(`Approval ${approvalId} was claimed concurrently; retry later.`);
+}
+
+function isClaimed(record: ApprovalRecord): boolean {
+  return record.claimedUntil !== undefined && record.claimedUntil > Date.now();
+}
+
+function alreadyDone(record: ApprovalRecord): AlreadyDoneReply {
+  return {
+    status: 'already_done',
+    tool: record.tool,
+    run_id: record.runId,
+    call_id: record.callId,
+    approval_id: record.approvalId,
+    ...(record.hasResult ? { result: record.result } : {}),
+  };
+}
+
+function denied(record: ApprovalRecord): ApprovalDenied {
+  const by = record.decidedBy ? ` by ${record.decidedBy}` : '';
+  const reason = record.reason ? `: ${record.reason}` : ' (no reason given)';
+  return new ApprovalDenied(`Approval ${record.approvalId} for tool ${record.tool} was denied${by}${reason}`);
+}
+
+function notDecidedOn(record: ApprovalRecord): ToolUsageError {
+  return new ToolUsageError(
+    `Approval ${record.approvalId} was not decided on the tool and args it now holds; ` +
+      'it changed after the decision, or was decided without the store\'s decide. It will not run.',
+  );
+}

@@ -1,0 +1,59 @@
+/**
+ * The duplicate-call lease (§6a): at-least-once delivery must not run a side-effecting tool twice.
+ * The first delivery of (run_id, call_id) takes a lease until its invocation ends, runs the tool and
+ * keeps its reply; a redelivery gets the kept reply, a copy that arrives while the holder runs gets
+ * `CallInProgress` (or `already_done` while the holder's source will deliver it again), and the same
+ * ids with another tool or args are refused. The store keeps the lease; the protocol is here.
+ */
+import { callFields, writeAfterRun } from '../bounded-write';
+import type { Delivery, Outcome } from '../delivery';
+import type { CallEnvelope } from '../envelope';
+import { CallInProgress, callIdsReused, ToolTimeout } from '../errors';
+import { callFingerprint } from '../ids';
+import type { OkReply, Reply } from '../reply';
+import { runCall } from '../run-tool';
+import type { CallStore } from '../stores/types';
+import type { Tool } from '../tool';
+
+/** Runs the call under its lease. Throws the call's errors: the envelope names the failed call. */
+export async function runLeased(
+  calls: CallStore,
+  tool: Tool<any>,
+  args: unknown,
+  envelope: CallEnvelope,
+  delivery: Delivery,
+): Promise<Outcome> {
+  const { runId, callId } = envelope;
+  const key = { runId, callId };
+  const { invocationEnd } = delivery.deadline;
+  const begun = await calls.begin(key, {
+    fingerprint: callFingerprint(tool.name, envelope.args),
+    leaseUntil: invocationEnd,
+    heldUntil: delivery.redelivery?.at,
+    heldBy: delivery.redelivery?.message,
+  });
+  switch (begun.state) {
+    case 'done':
+      return { ok: true, reply: begun.reply as Reply, identity: envelope, kept: true };
+    case 'in_progress':
+      throw new CallInProgress(`Call ${callId} of run ${runId} is running in another invocation; retry later.`);
+    case 'held':
+      // A duplicate copy: the delivery holding the call ran it, runs it, or its source delivers it again.
+      return { ok: true, reply: { status: 'already_done', tool: tool.name, run_id: runId, call_id: callId }, identity: envelope };
+    case 'mismatch':
+      throw callIdsReused(runId, callId);
+  }
+  let reply: OkReply;
+  try {
+    reply = await runCall(tool, args, envelope, delivery);
+  } catch (error) {
+    // A run that timed out may still be going: its lease stands until the invocation ends.
+    if (!(error instanceof ToolTimeout)) {
+      await writeAfterRun('abandon', () => calls.abandon(key, begun.token), invocationEnd, callFields(envelope));
+    }
+    throw error;
+  }
+  // The tool ran: a slow or failed store write now must not make the delivery fail and run it again.
+  await writeAfterRun('finish', () => calls.finish(key, begun.token, reply), invocationEnd, callFields(envelope));
+  return { ok: true, reply, identity: envelope };
+}
