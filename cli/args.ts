@@ -1,8 +1,8 @@
 /** The command line, parsed with `node:util` `parseArgs` into one of a few commands. */
+import { APPROVAL_STATUSES, type ApprovalStatus } from '../approvals-client/record';
+import { UsageError } from '../console/errors';
 import { COMMON_OPTIONS, parseCommandLine } from './common-options';
-import { UsageError } from './errors';
 import { parseLocalCommand, type LocalCommand } from './local-args';
-import { APPROVAL_STATUSES, type ApprovalStatus } from './record';
 
 /** Where the approvals API is. */
 export type Target =

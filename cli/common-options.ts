@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { UsageError } from './errors';
+import { UsageError } from '../console/errors';
 
 /** Options every command takes (`parseArgs` definitions). */
 export const COMMON_OPTIONS = {

@@ -1,6 +1,6 @@
 /** Asks a yes/no question on the terminal (`node:readline`); anything but y/yes is no. */
 import { createInterface } from 'node:readline';
-import type { CliIo } from './io';
+import type { CliIo } from '../console/io';
 
 export async function confirm(question: string, input: CliIo['stdin'], output: CliIo['stdout']): Promise<boolean> {
   const rl = createInterface({ input, terminal: false });

@@ -6,7 +6,7 @@
  */
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import { CliError } from './errors';
+import { CliError } from '../console/errors';
 import { withProcessEnv } from './process-env';
 
 export const MISSING_CREDENTIALS_HELP = [

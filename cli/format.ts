@@ -1,6 +1,6 @@
 /** How approvals read on a terminal: a table for `list`, a block of details for one approval. */
-import { escapeText, printableJson } from './escape';
-import type { ApprovalRecord } from './record';
+import type { ApprovalRecord } from '../approvals-client/record';
+import { escapeText, printableJson } from '../console/escape';
 
 interface Column {
   readonly title: string;
@@ -18,7 +18,7 @@ const COLUMNS: readonly Column[] = [
 
 /**
  * A plain-text table, one approval a line; cells longer than their column end in `…`. Cells are
- * escaped (see `escape.ts`) before they are cut, so a cell stays on one line and the widths hold.
+ * escaped (console/escape.ts) before they are cut, so a cell stays on one line and the widths hold.
  */
 export function formatTable(records: readonly ApprovalRecord[]): string {
   if (records.length === 0) return 'No approvals.\n';

@@ -1,25 +1,11 @@
 /** `cdk-tool-handler local [demo] ...`: its own options, parsed apart from `approvals`'. */
+import { UsageError } from '../console/errors';
+import type { LocalOptions } from '../local/command';
 import { COMMON_OPTIONS, parseCommandLine } from './common-options';
-import { UsageError } from './errors';
 
-export interface LocalCommand {
+/** `local` as the command line asks for it: what the local run's command takes. */
+export interface LocalCommand extends LocalOptions {
   readonly kind: 'local';
-  /** `local demo`: the sample's whole lifecycle, step by step. */
-  readonly demo: boolean;
-  readonly app?: string;
-  readonly assembly?: string;
-  readonly stack?: string;
-  readonly handler?: string;
-  readonly json: boolean;
-  readonly direct: boolean;
-  readonly once: boolean;
-  readonly logs: boolean;
-  readonly expireEverySeconds: number;
-  readonly principal?: string;
-  /** Envelopes, parsed (from the arguments, then `--file`). */
-  readonly envelopes: readonly unknown[];
-  /** `--file`'s path, read by the command. */
-  readonly file?: string;
 }
 
 const OPTIONS = {

@@ -1,23 +1,25 @@
 /**
  * `cdk-tool-handler approvals list | show ID | approve ID | deny ID` (SPEC §9, `--local` for a
- * running local run) and `cdk-tool-handler local [demo]` (SPEC §12's local run), callable in-process:
- * everything it touches of its process comes in `io`, and it returns the exit code (see `errors.ts`).
+ * running local run) and `cdk-tool-handler local [demo]` (SPEC §12's local run, local/command.ts),
+ * callable in-process: everything it touches of its process comes in `io`, and it returns the exit
+ * code (see console/errors.ts).
  */
+import { ApiError } from '../approvals-client/api-error';
+import { ApprovalsClient } from '../approvals-client/client';
+import { defaultRegion, toEndpoint } from '../approvals-client/endpoint';
+import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from '../console/errors';
+import { escapeJson, escapeLines } from '../console/escape';
+import { writeLine, type CliIo } from '../console/io';
+import { readState } from '../local/state';
 import { parseCommand, type Command, type Target } from './args';
-import { ApprovalsClient } from './approvals-client';
 import { decideCommand, checkCanConfirm } from './commands/decide';
 import { listCommand } from './commands/list';
 import { showCommand } from './commands/show';
 import { resolveCredentials } from './credentials';
-import { defaultRegion, toEndpoint } from './endpoint';
-import { ApiError, CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from './errors';
-import { escapeJson, escapeLines } from './escape';
-import { writeLine, type CliIo } from './io';
 import { readStackUrl } from './stack-url';
-import { readState } from '../local/state';
 import { APPROVALS_USAGE, LOCAL_USAGE, TOP_USAGE } from './usage';
 
-export type { CliIo } from './io';
+export type { CliIo } from '../console/io';
 
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   try {

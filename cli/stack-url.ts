@@ -1,6 +1,6 @@
 /** The approvals API's URL from a CloudFormation stack's outputs (`DescribeStacks`). */
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import { CliError } from './errors';
+import { CliError } from '../console/errors';
 import type { StackOutput } from './cloudformation';
 import { withProcessEnv } from './process-env';
 

@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CliError } from '../cli/errors';
+import { CliError } from '../console/errors';
 
 export type Template = { Resources?: Record<string, Resource>; Outputs?: Record<string, unknown> };
 export interface Resource {

@@ -4,9 +4,8 @@
  * `approvals ... --local`) until Ctrl-C, unless `--once`. `local demo` runs the demo instead.
  */
 import * as fs from 'node:fs';
-import type { LocalCommand } from '../cli/local-args';
-import { CliError, EXIT_FAILED, EXIT_OK, UsageError } from '../cli/errors';
-import { writeLine, type CliIo } from '../cli/io';
+import { CliError, EXIT_FAILED, EXIT_OK, UsageError } from '../console/errors';
+import { writeLine, type CliIo } from '../console/io';
 import { runDemo } from './demo';
 import { loadDynalite, sdkNodePath } from './modules';
 import { formatLine, type LocalLine } from './print';
@@ -14,24 +13,44 @@ import { LocalRun } from './runtime';
 import { removeState, statePath, writeState } from './state';
 import { assemblyNamedByApp, synthesize } from './synth';
 
-export async function localCommand(command: LocalCommand, io: CliIo): Promise<number> {
-  const envelopes = [...command.envelopes, ...readFileEnvelopes(command.file)];
-  const print = printer(command, io);
+/** What `cdk-tool-handler local [demo]` is asked to do (the CLI parses it from the command line). */
+export interface LocalOptions {
+  /** `local demo`: the sample's whole lifecycle, step by step. */
+  readonly demo: boolean;
+  readonly app?: string;
+  readonly assembly?: string;
+  readonly stack?: string;
+  readonly handler?: string;
+  readonly json: boolean;
+  readonly direct: boolean;
+  readonly once: boolean;
+  readonly logs: boolean;
+  readonly expireEverySeconds: number;
+  readonly principal?: string;
+  /** Envelopes, parsed (from the arguments, then `--file`). */
+  readonly envelopes: readonly unknown[];
+  /** `--file`'s path, read by the command. */
+  readonly file?: string;
+}
+
+export async function localCommand(options: LocalOptions, io: CliIo): Promise<number> {
+  const envelopes = [...options.envelopes, ...readFileEnvelopes(options.file)];
+  const print = printer(options, io);
   // What the run needs besides the CLI: checked before a synth that would be wasted.
   loadDynalite();
   sdkNodePath();
-  let assembly = command.assembly ?? assemblyNamedByApp(command.app, process.cwd());
+  let assembly = options.assembly ?? assemblyNamedByApp(options.app, process.cwd());
   let synthesized: string | undefined;
   if (assembly === undefined) {
-    print({ type: 'info', message: `synthesizing: cdk synth${command.app ? ` --app ${JSON.stringify(command.app)}` : ''} ...` });
+    print({ type: 'info', message: `synthesizing: cdk synth${options.app ? ` --app ${JSON.stringify(options.app)}` : ''} ...` });
     const started = Date.now();
-    assembly = synthesized = await synthesize({ app: command.app, cwd: process.cwd(), env: io.env });
+    assembly = synthesized = await synthesize({ app: options.app, cwd: process.cwd(), env: io.env });
     print({ type: 'info', message: `synthesized in ${((Date.now() - started) / 1000).toFixed(1)} s` });
   } else if (!fs.existsSync(assembly)) {
     throw new CliError(`--assembly ${assembly} does not exist.`);
   }
   try {
-    return await runAssembly(command, assembly, envelopes, io, print);
+    return await runAssembly(options, assembly, envelopes, io, print);
   } finally {
     // The temporary assembly of our own synth goes with the run.
     if (synthesized) fs.rmSync(synthesized, { recursive: true, force: true });
@@ -39,7 +58,7 @@ export async function localCommand(command: LocalCommand, io: CliIo): Promise<nu
 }
 
 async function runAssembly(
-  command: LocalCommand,
+  options: LocalOptions,
   assembly: string,
   envelopes: readonly unknown[],
   io: CliIo,
@@ -47,19 +66,19 @@ async function runAssembly(
 ): Promise<number> {
   const run = await LocalRun.start({
     assembly,
-    stack: command.stack,
-    handler: command.handler,
-    principal: command.principal,
-    expireEverySeconds: command.demo ? Math.min(command.expireEverySeconds, 0.5) : command.expireEverySeconds,
+    stack: options.stack,
+    handler: options.handler,
+    principal: options.principal,
+    expireEverySeconds: options.demo ? Math.min(options.expireEverySeconds, 0.5) : options.expireEverySeconds,
     print,
   });
   try {
-    if (command.demo) return (await runDemo(run, print)) ? EXIT_OK : EXIT_FAILED;
+    if (options.demo) return (await runDemo(run, print)) ? EXIT_OK : EXIT_FAILED;
     if (envelopes.length > 0) {
-      await run.send(envelopes, { direct: command.direct });
+      await run.send(envelopes, { direct: options.direct });
       await run.settled();
     }
-    if (command.once) return EXIT_OK;
+    if (options.once) return EXIT_OK;
     await serve(run, io, print);
     return EXIT_OK;
   } finally {
@@ -79,10 +98,10 @@ function readFileEnvelopes(file: string | undefined): unknown[] {
   return parsed;
 }
 
-function printer(command: LocalCommand, io: CliIo): (line: LocalLine) => void {
+function printer(options: LocalOptions, io: CliIo): (line: LocalLine) => void {
   return (line) => {
-    if (line.type === 'log' && !command.logs) return;
-    if (command.json) {
+    if (line.type === 'log' && !options.logs) return;
+    if (options.json) {
       writeLine(line.type === 'log' ? io.stderr : io.stdout, JSON.stringify(line));
       return;
     }

@@ -5,10 +5,11 @@
  * resume and its `ok`, a second resume's `already_done`, a denial, an expiry. Returns whether every
  * step answered as expected.
  */
-import { ApprovalsClient } from '../cli/approvals-client';
-import { toEndpoint } from '../cli/endpoint';
-import { ApiError } from '../cli/errors';
-import type { ApprovalRecord } from '../cli/record';
+import { ApiError } from '../approvals-client/api-error';
+import { ApprovalsClient } from '../approvals-client/client';
+import { toEndpoint } from '../approvals-client/endpoint';
+import type { ApprovalRecord } from '../approvals-client/record';
+import { APPROVAL_EXPIRED_DETAIL_TYPE } from '../lambda/reply-bus';
 import type { LocalLine } from './print';
 import type { LocalRun } from './runtime';
 
@@ -116,9 +117,9 @@ export async function runDemo(run: LocalRun, print: (line: LocalLine) => void): 
       const id = await requestRefund('o-300', 'refund-3');
       say(`  waiting for ${id} to expire...`);
       if (run.hasExpirer) {
-        const expired = await event(from, 'Tool Approval Expired', id, (DEMO_EXPIRY_TTL_S + 8) * 1000);
-        expect(expired !== undefined, `expected Tool Approval Expired on the reply bus for ${id}`);
-        ok('the expirer marked it expired and published Tool Approval Expired');
+        const expired = await event(from, APPROVAL_EXPIRED_DETAIL_TYPE, id, (DEMO_EXPIRY_TTL_S + 8) * 1000);
+        expect(expired !== undefined, `expected ${APPROVAL_EXPIRED_DETAIL_TYPE} on the reply bus for ${id}`);
+        ok(`the expirer marked it expired and published ${APPROVAL_EXPIRED_DETAIL_TYPE}`);
       } else {
         say('  (the stack has no expirer: checking the status the API reports)');
       }

@@ -2,22 +2,35 @@
  * The AWS APIs the functions call, on one 127.0.0.1 port: Lambda's Invoke (the handler reaches the
  * approvals engine through `@aws-sdk/client-lambda`, `AWS_ENDPOINT_URL_LAMBDA`) and EventBridge's
  * PutEvents (the reply bus, `AWS_ENDPOINT_URL_EVENTBRIDGE`), whose events are recorded and passed on.
- * Only the run's own functions may call them (local/endpoint-access.ts); anyone else gets a 403.
+ * Only requests with a loopback `Host`, signed by keys that `access` names, may call them
+ * (local/endpoint-access.ts: the run's own functions; the tests' hosts name the tests' keys); anyone
+ * else gets a 403.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { authenticate, invokeRefusal, type EndpointAccess, type Refusal } from './endpoint-access';
+import type { InvokeOutcome } from './function-sandbox';
 import { joinHeaders, readBody, splitUrl } from './http-request';
 import { LOCAL_ACCOUNT } from './intrinsics';
-import type { InvokeOutcome } from './workers';
+
+/** An entry of a PutEvents request, as sent. */
+export interface PutEventsEntry {
+  readonly Source: string;
+  readonly DetailType: string;
+  readonly Detail: string;
+  readonly EventBusName?: string;
+}
 
 export interface BusEvent {
   readonly bus: string;
   readonly source: string;
   readonly detailType: string;
+  /** `Detail`, parsed (kept as text when it is not JSON). */
   readonly detail: unknown;
   readonly time: string;
+  /** The PutEvents entry exactly as it was sent. */
+  readonly entry: PutEventsEntry;
 }
 
 export interface EndpointHandlers {
@@ -113,7 +126,7 @@ async function serveInvoke(
 }
 
 function servePutEvents(body: string, res: ServerResponse, handlers: EndpointHandlers): void {
-  const input = JSON.parse(body || '{}') as { Entries?: Array<Record<string, string>> };
+  const input = JSON.parse(body || '{}') as { Entries?: PutEventsEntry[] };
   const entries = (input.Entries ?? []).map((entry) => {
     let detail: unknown = entry.Detail;
     try {
@@ -127,6 +140,7 @@ function servePutEvents(body: string, res: ServerResponse, handlers: EndpointHan
       detailType: entry.DetailType,
       detail,
       time: new Date().toISOString(),
+      entry,
     });
     return { EventId: randomUUID() };
   });

@@ -1,7 +1,7 @@
 /**
  * A stand-in for a Lambda function URL with `AWS_IAM` auth, on 127.0.0.1 (a free port): what
- * `cdk-tool-handler local` puts in front of the approvals API (the tests' helper of the same logic is
- * test/support/function-url-host.ts).
+ * `cdk-tool-handler local` puts in front of the approvals API, and what the CLI's tests serve their
+ * approvals APIs behind.
  *
  * Like the real URL it verifies each request's SigV4 signature (local/sigv4.ts: service `lambda`, the
  * host's region, the payload's hash, a 15-minute clock window) and answers 403

@@ -6,7 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
-import { CliError } from '../cli/errors';
+import { CliError } from '../console/errors';
 
 /** The clients the handler, the approvals engine, API and expirer load at run time. */
 export const RUNTIME_SDK_MODULES = [

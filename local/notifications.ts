@@ -1,47 +1,66 @@
 /**
  * The reply bus's rules that notify an SNS topic (SPEC §10, `approvalNotifications`): each bus event
  * is matched against those rules' patterns and, where one matches, the message the rule's input
- * transformer would send is printed instead of being published.
+ * transformer would send is printed instead of being published. A rule whose pattern the stand-in
+ * cannot evaluate is set aside at the start, with the reason, never answered "no match".
  */
 import { randomUUID } from 'node:crypto';
 import type { Template } from './assembly';
 import { refOf } from './assembly';
 import type { BusEvent } from './endpoints';
+import { compileEventPattern, EventPatternError, type EventMatcher } from './event-pattern';
 import { LOCAL_ACCOUNT, LOCAL_REGION, type Resolver } from './intrinsics';
-import { matches } from './pipe';
 import { renderInput } from './rule-input';
 
 export interface TopicRule {
   readonly rule: string;
   readonly topic: string;
   readonly bus: string;
-  readonly pattern: unknown;
+  readonly matches: EventMatcher;
   readonly input: { readonly paths?: Record<string, string>; readonly template?: string; readonly text?: string };
 }
 
-/** Rules with an SNS topic target, and the bus each listens on (by name). */
-export function topicRules(template: Template, resolver: Resolver): TopicRule[] {
+/** A rule with an SNS topic target whose pattern the stand-in cannot evaluate, and why. */
+export interface SetAsideRule {
+  readonly rule: string;
+  readonly reason: string;
+}
+
+/** Rules with an SNS topic target, and the bus each listens on (by name); those it cannot evaluate, set aside. */
+export function topicRules(template: Template, resolver: Resolver): { rules: TopicRule[]; setAside: SetAsideRule[] } {
   const resources = template.Resources ?? {};
   const rules: TopicRule[] = [];
+  const setAside: SetAsideRule[] = [];
   for (const [id, r] of Object.entries(resources)) {
     if (r.Type !== 'AWS::Events::Rule') continue;
     const bus = busName(r.Properties?.EventBusName === undefined ? 'default' : String(resolver.resolve(r.Properties.EventBusName)));
-    for (const target of (r.Properties?.Targets ?? []) as Array<Record<string, any>>) {
+    const toTopics = ((r.Properties?.Targets ?? []) as Array<Record<string, any>>).filter((target) => {
       const topic = refOf(target.Arn);
-      if (!topic || resources[topic]?.Type !== 'AWS::SNS::Topic') continue;
+      return topic !== undefined && resources[topic]?.Type === 'AWS::SNS::Topic';
+    });
+    if (toTopics.length === 0) continue;
+    let matches: EventMatcher;
+    try {
+      matches = compileEventPattern(r.Properties?.EventPattern ?? {});
+    } catch (error) {
+      if (!(error instanceof EventPatternError)) throw error;
+      setAside.push({ rule: id, reason: error.message });
+      continue;
+    }
+    for (const target of toTopics) {
       const transformer = target.InputTransformer as { InputPathsMap?: Record<string, string>; InputTemplate?: string } | undefined;
       rules.push({
         rule: id,
-        topic,
+        topic: refOf(target.Arn)!,
         bus,
-        pattern: r.Properties?.EventPattern ?? {},
+        matches,
         input: transformer
           ? { paths: transformer.InputPathsMap ?? {}, template: String(resolver.resolve(transformer.InputTemplate) ?? '') }
           : { text: typeof target.Input === 'string' ? target.Input : undefined },
       });
     }
   }
-  return rules;
+  return { rules, setAside };
 }
 
 /** `arn:aws:events:...:event-bus/NAME` or `NAME` → `NAME`. */
@@ -69,7 +88,7 @@ export function eventEnvelope(event: BusEvent): Record<string, unknown> {
 export function notificationsFor(rules: readonly TopicRule[], event: BusEvent): Array<{ topic: string; message: string }> {
   const envelope = eventEnvelope(event);
   return rules
-    .filter((rule) => rule.bus === busName(event.bus) && matches(rule.pattern, envelope))
+    .filter((rule) => rule.bus === busName(event.bus) && rule.matches(envelope))
     .map((rule) => ({ topic: rule.topic, message: render(rule, envelope) }));
 }
 

@@ -8,9 +8,8 @@
  * and SQS parameters would send. (A pipe that targets the queue itself, as earlier versions made,
  * is followed too.)
  */
+import { compileEventPattern, matchesPattern } from './event-pattern';
 import { atPath, renderInput, type InputTransformer } from './rule-input';
-
-export { atPath };
 
 export interface PipeSpec {
   /** `FilterCriteria.Filters[].Pattern`, parsed. */
@@ -29,13 +28,16 @@ export interface ResumeRuleSpec {
   readonly messageGroupId?: string;
 }
 
+/** The pipe's parts that the stand-in follows; a filter it could not evaluate is refused here (`EventPatternError`). */
 export function pipeSpec(properties: Record<string, any> | undefined): PipeSpec | undefined {
   if (!properties) return undefined;
   const filters = (properties.SourceParameters?.FilterCriteria?.Filters ?? []) as Array<{ Pattern?: string }>;
+  const patterns = filters.map((f) => (typeof f.Pattern === 'string' ? JSON.parse(f.Pattern) : f.Pattern));
+  for (const pattern of patterns) compileEventPattern(pattern);
   const sqs = properties.TargetParameters?.SqsQueueParameters ?? {};
   const bus = properties.TargetParameters?.EventBridgeEventBusParameters;
   return {
-    patterns: filters.map((f) => (typeof f.Pattern === 'string' ? JSON.parse(f.Pattern) : f.Pattern)),
+    patterns,
     inputTemplate: properties.TargetParameters?.InputTemplate,
     messageGroupId: sqs.MessageGroupId,
     deduplicationId: sqs.MessageDeduplicationId,
@@ -43,12 +45,14 @@ export function pipeSpec(properties: Record<string, any> | undefined): PipeSpec 
   };
 }
 
-/** The rule's pattern and the input of its target on `queueId`. */
+/** The rule's pattern and the input of its target on the queue; a pattern it could not evaluate is refused here. */
 export function resumeRuleSpec(properties: Record<string, any> | undefined, target: Record<string, any> | undefined): ResumeRuleSpec | undefined {
   if (!properties || !target) return undefined;
   const transformer = target.InputTransformer as { InputPathsMap?: Record<string, string>; InputTemplate?: string } | undefined;
+  const pattern = properties.EventPattern ?? {};
+  compileEventPattern(pattern);
   return {
-    pattern: properties.EventPattern ?? {},
+    pattern,
     ...(transformer ? { input: { paths: transformer.InputPathsMap ?? {}, template: String(transformer.InputTemplate ?? '') } } : {}),
     messageGroupId: target.SqsParameters?.MessageGroupId,
   };
@@ -76,51 +80,16 @@ export function decisionStreamRecord(item: Record<string, unknown>, keyNames: re
   };
 }
 
-/** Whether `event` matches any of the patterns (none: everything matches). */
+/** Whether `event` passes the pipe's filters: any of them matches (no filter: everything passes). */
 export function matchesAny(patterns: readonly unknown[], event: unknown): boolean {
-  return patterns.length === 0 || patterns.some((p) => matches(p, event));
+  return patterns.length === 0 || patterns.some((p) => matchesPattern(p, event));
 }
 
 /**
- * EventBridge's pattern semantics for what the pipe's filter uses: objects nest, arrays list the
- * accepted values (literals, `prefix`, `exists`, `anything-but` of literals), `exists` tests leaves.
+ * The pipe's input template applied to `record`: each `<$.path>` is replaced by the value there (a
+ * string inside quotes is inserted as its text, as Pipes does for JSON templates).
  */
-export function matches(pattern: unknown, value: unknown): boolean {
-  if (Array.isArray(pattern)) {
-    if (value === undefined) return pattern.some(isExistsFalse);
-    return pattern.some((rule) => matchRule(rule, value));
-  }
-  if (pattern && typeof pattern === 'object') {
-    const object = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-    return Object.entries(pattern as Record<string, unknown>).every(([key, sub]) => matches(sub, object?.[key]));
-  }
-  return false;
-}
-
-function isExistsFalse(rule: unknown): boolean {
-  return !!rule && typeof rule === 'object' && (rule as { exists?: unknown }).exists === false;
-}
-
-function matchRule(rule: unknown, value: unknown): boolean {
-  const leaves = Array.isArray(value) ? value : [value];
-  if (rule && typeof rule === 'object') {
-    const r = rule as Record<string, unknown>;
-    if ('exists' in r) return r.exists === true ? value !== undefined && (typeof value !== 'object' || value === null) : value === undefined;
-    if ('prefix' in r) return leaves.some((v) => typeof v === 'string' && v.startsWith(String(r.prefix)));
-    if ('anything-but' in r) {
-      const excluded = Array.isArray(r['anything-but']) ? r['anything-but'] : [r['anything-but']];
-      return leaves.some((v) => !excluded.includes(v));
-    }
-    return false;
-  }
-  return leaves.some((v) => v === rule);
-}
-
-/**
- * The input template applied to `record`: each `<$.path>` is replaced by the value there (a string
- * inside quotes is inserted as its text, as Pipes does for JSON templates).
- */
-export function renderTemplate(template: string, record: unknown): string {
+export function renderInputTemplate(template: string, record: unknown): string {
   return template.replace(/<(\$[^>]*)>/g, (_, jsonPath: string) => {
     const value = atPath(record, jsonPath);
     if (typeof value === 'string') return JSON.stringify(value).slice(1, -1);
@@ -139,7 +108,7 @@ export function resumeMessage(
   if (!spec || !spec.inputTemplate) return { body: JSON.stringify({ approval_id: approvalId }), via: 'fallback' };
   const record = decisionStreamRecord(item, keyNames);
   if (!matchesAny(spec.patterns, record)) return { skipped: "the pipe's filter does not match this decision" };
-  const rendered = renderTemplate(spec.inputTemplate, record);
+  const rendered = renderInputTemplate(spec.inputTemplate, record);
   if (spec.busEvent) {
     if (!rule) return { skipped: 'no rule of this handler on the resume bus' };
     let detail: unknown;
@@ -149,7 +118,7 @@ export function resumeMessage(
       return { skipped: `the pipe's input template does not make JSON: ${rendered}` };
     }
     const event = { version: '0', id: 'local', 'detail-type': spec.busEvent.detailType, source: spec.busEvent.source, detail };
-    if (!matches(rule.pattern, event)) return { skipped: "the handler's resume rule does not match this decision (another owner's)" };
+    if (!matchesPattern(rule.pattern, event)) return { skipped: "the handler's resume rule does not match this decision (another owner's)" };
     return { body: rule.input ? renderInput(rule.input, event) : JSON.stringify(event), groupId: rule.messageGroupId, via: 'pipe' };
   }
   const at = (p: string | undefined) => (p === undefined ? undefined : String(p.startsWith('$') ? atPath(record, p) : p));

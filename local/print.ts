@@ -1,9 +1,11 @@
 /**
  * What `local` prints: short lines for a person, or JSON lines (`--json`) for machines. Every value
  * that comes from a call, a function or a record is escaped as the CLI escapes what it prints
- * (control and format characters written visibly, cli/escape.ts).
+ * (control and format characters written visibly, console/escape.ts).
  */
-import { escapeJson, escapeText as t } from '../cli/escape';
+import { escapeJson, escapeText as t } from '../console/escape';
+import { REPLY_EVENT_SOURCE } from '../lambda/names';
+import { REPLY_DETAIL_TYPES } from '../lambda/reply-bus';
 import type { BusEvent } from './endpoints';
 
 export type LocalLine =
@@ -21,11 +23,11 @@ export type LocalLine =
   | { readonly type: 'log'; readonly function: string; readonly line: string }
   | { readonly type: 'notification'; readonly topic: string; readonly message: string };
 
-/** Reply-bus detail types that carry a reply (SPEC §7). */
-export const REPLY_DETAIL_TYPES = new Set(['Tool Call Succeeded', 'Tool Approval Requested', 'Tool Call Already Done', 'Tool Call Failed']);
+/** The reply bus's detail types that carry a reply (SPEC §7), as the handler publishes them. */
+const REPLY_CARRYING = new Set<string>(Object.values(REPLY_DETAIL_TYPES));
 
 export function busLine(event: BusEvent): LocalLine {
-  if (event.source === 'cdk-tool-handler' && REPLY_DETAIL_TYPES.has(event.detailType)) {
+  if (event.source === REPLY_EVENT_SOURCE && REPLY_CARRYING.has(event.detailType)) {
     return { type: 'reply', reply: event.detail, via: 'bus', detail_type: event.detailType };
   }
   return { type: 'event', bus: event.bus, source: event.source, detail_type: event.detailType, detail: event.detail };

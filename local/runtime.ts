@@ -1,26 +1,28 @@
 /**
  * A local run of one `ToolHandler` (SPEC §12, last paragraph): dynalite with the approvals table, the
- * synthesized handler, approvals engine, API and expirer each in a worker of this process with the
- * environment the template gives it, Lambda's Invoke and EventBridge's PutEvents on a local port,
- * the API behind a local function URL that checks SigV4, and a stand-in for the resume pipe. Its
- * endpoints accept only the run's own keys, made at its start (SPEC §13).
+ * synthesized handler, approvals engine, API and expirer each in a worker thread of this process
+ * with the environment the template gives it (local/function-sandbox.ts), Lambda's Invoke and
+ * EventBridge's PutEvents on a local port, the API behind a local function URL that checks SigV4,
+ * and a stand-in for the resume pipe. Its endpoints accept only the run's own keys, made at its
+ * start (SPEC §13).
  */
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CliError } from '../cli/errors';
+import { CliError } from '../console/errors';
+import { ENV, HANDLER_OWNER, TABLE } from '../lambda/names';
 import { findToolHandlers, readStack, type FunctionResource, type ToolHandlerParts } from './assembly';
 import { createTableInput, startDynamo, type LocalDynamo } from './dynamo';
 import { startEndpoints, type BusEvent, type LocalEndpoints } from './endpoints';
+import { EventPatternError } from './event-pattern';
+import { FunctionSandbox, type FunctionSpec, type InvokeOutcome } from './function-sandbox';
 import { startFunctionUrlHost, type FunctionUrlHost } from './function-url';
 import { LOCAL_ACCOUNT, LOCAL_REGION, Resolver } from './intrinsics';
 import { sdkNodePath } from './modules';
 import { notificationsFor, topicRules, type TopicRule } from './notifications';
 import { pipeSpec, resumeMessage, resumeRuleSpec, type PipeSpec, type ResumeRuleSpec } from './pipe';
-import { ENV, HANDLER_OWNER, TABLE } from '../lambda/names';
 import { busLine, type LocalLine } from './print';
 import { newRunCredentials, type AccessKey } from './run-credentials';
-import { FunctionWorker, type FunctionSpec, type InvokeOutcome } from './workers';
 
 /** Who the local function URL says the approver is, unless `--principal` says otherwise. */
 export const LOCAL_APPROVER_ARN = `arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/Approver/alice`;
@@ -49,7 +51,7 @@ export interface LocalRunOptions {
 export class LocalRun {
   readonly events: BusEvent[] = [];
   readonly lines: LocalLine[] = [];
-  private readonly workers = new Map<string, FunctionWorker>();
+  private readonly sandboxes = new Map<string, FunctionSandbox>();
   private expiring?: NodeJS.Timeout;
   private messages = 0;
   private dynamo?: LocalDynamo;
@@ -101,12 +103,12 @@ export class LocalRun {
 
   /** The local name of a part's function. */
   functionName(label: Part): string | undefined {
-    return this.worker(label)?.spec.name;
+    return this.sandbox(label)?.spec.name;
   }
 
   /** The keys a part's function signs its AWS calls with (from its environment). */
   credentialsOf(label: Part): AccessKey | undefined {
-    const env = this.worker(label)?.spec.env;
+    const env = this.sandbox(label)?.spec.env;
     return env && { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY };
   }
 
@@ -134,12 +136,21 @@ export class LocalRun {
       this.emit({ type: 'info', message: `note: the stack has ${all.length} ToolHandlers; running ${chosen.handler.constructPath} (pick with --handler).` });
     }
     this.parts = chosen;
-    this.pipe = pipeSpec(chosen.pipe);
-    this.resumeRule = resumeRuleSpec(chosen.resumeRule?.properties, chosen.resumeRule?.target);
+    try {
+      this.pipe = pipeSpec(chosen.pipe);
+      this.resumeRule = resumeRuleSpec(chosen.resumeRule?.properties, chosen.resumeRule?.target);
+    } catch (error) {
+      if (error instanceof EventPatternError) throw new CliError(`local cannot follow the stack's resume path: ${error.message}`);
+      throw error;
+    }
     this.owner = String(chosen.handler.properties.Environment?.Variables?.[ENV.owner] ?? HANDLER_OWNER);
     const resolver = new Resolver(stack.template);
     if (chosen.queueId) this.queueArn = resolver.arn(chosen.queueId);
-    this.topicRules = topicRules(stack.template, resolver);
+    const topics = topicRules(stack.template, resolver);
+    this.topicRules = topics.rules;
+    for (const { rule, reason } of topics.setAside) {
+      this.emit({ type: 'info', message: `note: local does not show the SNS messages of rule ${rule}: ${reason}` });
+    }
 
     const nodePath = sdkNodePath().join(path.delimiter);
     this.dynamo = await startDynamo();
@@ -154,7 +165,7 @@ export class LocalRun {
     const engineName = nameOf(chosen.engine);
     this.endpoints = await startEndpoints(
       {
-        invoke: (name, event) => this.workers.get(name)?.invoke(event),
+        invoke: (name, event) => this.sandboxes.get(name)?.invoke(event),
         onEvent: (event) => {
           this.events.push(event);
           this.emit(busLine(event));
@@ -200,20 +211,20 @@ export class LocalRun {
         timeoutSeconds: Number(fn.properties.Timeout ?? 3),
         memoryMb: Number(fn.properties.MemorySize ?? 128),
       };
-      this.workers.set(spec.name, new FunctionWorker(spec, nodePath, (fnLabel, line) => this.emit({ type: 'log', function: fnLabel, line })));
+      this.sandboxes.set(spec.name, new FunctionSandbox(spec, { nodePath, onLog: (fnLabel, line) => this.emit({ type: 'log', function: fnLabel, line }) }));
     };
     start('handler', chosen.handler);
     start('engine', chosen.engine);
     start('api', chosen.api);
     start('expirer', chosen.expirer);
     try {
-      await Promise.all([...this.workers.values()].map((w) => w.ready()));
+      await Promise.all([...this.sandboxes.values()].map((w) => w.ready()));
     } catch (error) {
       throw new CliError((error as Error).message);
     }
 
     if (chosen.api) {
-      const api = this.worker('api')!;
+      const api = this.sandbox('api')!;
       const { approver } = this;
       this.url = await startFunctionUrlHost({
         region: LOCAL_REGION,
@@ -238,7 +249,7 @@ export class LocalRun {
       type: 'ready',
       stack: stack.name,
       api_url: this.url?.url,
-      functions: Object.fromEntries([...this.workers.values()].map((w) => [w.spec.label, w.spec.name])),
+      functions: Object.fromEntries([...this.sandboxes.values()].map((w) => [w.spec.label, w.spec.name])),
     });
   }
 
@@ -256,13 +267,13 @@ export class LocalRun {
     return { TOOL_HANDLER_REPLY_BUS: STAND_IN_BUS };
   }
 
-  private worker(label: string): FunctionWorker | undefined {
-    return [...this.workers.values()].find((w) => w.spec.label === label);
+  private sandbox(label: string): FunctionSandbox | undefined {
+    return [...this.sandboxes.values()].find((w) => w.spec.label === label);
   }
 
   /** Sends envelopes to the handler: one SQS batch (as the queue's event source mapping would), or one direct invoke each. */
   async send(envelopes: readonly unknown[], options: { direct?: boolean } = {}): Promise<void> {
-    const handler = this.worker('handler')!;
+    const handler = this.sandbox('handler')!;
     if (options.direct) {
       for (const envelope of envelopes) {
         this.emit({ type: 'call', envelope, via: 'direct' });
@@ -303,7 +314,7 @@ export class LocalRun {
   }
 
   private async deliver(records: Array<Record<string, unknown>>): Promise<void> {
-    const outcome: InvokeOutcome = await this.worker('handler')!.invoke({ Records: records });
+    const outcome: InvokeOutcome = await this.sandbox('handler')!.invoke({ Records: records });
     if (!outcome.ok) {
       this.emit({ type: 'thrown', error: outcome.error });
       return;
@@ -356,15 +367,15 @@ export class LocalRun {
 
   /** One run of the expirer (when the stack has one). */
   async expireOnce(): Promise<void> {
-    const expirer = this.worker('expirer');
+    const expirer = this.sandbox('expirer');
     if (!expirer) return;
     const outcome = await this.track(expirer.invoke(this.parts.expirerInput ?? {}));
     if (!outcome.ok) this.emit({ type: 'info', message: `expirer failed: ${outcome.error.errorType}: ${outcome.error.errorMessage}` });
   }
 
-  /** Restarts a function's worker with environment changes (the demo's short approval TTL). */
+  /** Restarts a function's sandbox with environment changes (the demo's short approval TTL). */
   async restart(label: Part, overrides: Record<string, string>): Promise<void> {
-    await this.worker(label)?.restart(overrides);
+    await this.sandbox(label)?.restart(overrides);
   }
 
   private track<T>(promise: Promise<T>): Promise<T> {
@@ -381,7 +392,7 @@ export class LocalRun {
   async stop(): Promise<void> {
     if (this.expiring) clearInterval(this.expiring);
     await this.settled().catch(() => undefined);
-    await Promise.all([...this.workers.values()].map((w) => w.stop().catch(() => undefined)));
+    await Promise.all([...this.sandboxes.values()].map((w) => w.stop().catch(() => undefined)));
     await this.url?.close().catch(() => undefined);
     await this.endpoints?.close();
     await this.dynamo?.stop();

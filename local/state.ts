@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CliError } from '../cli/errors';
+import { CliError } from '../console/errors';
 
 export interface LocalState {
   readonly url: string;

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createRequire } from 'node:module';
-import { CliError } from '../cli/errors';
+import { CliError } from '../console/errors';
 
 /** `--app` may name a cloud assembly already (as for the CDK CLI): nothing to synthesize then. */
 export function assemblyNamedByApp(app: string | undefined, cwd: string): string | undefined {

@@ -3,12 +3,12 @@
  * (unless `--yes`), then decides with the fingerprint that was shown, so the decision binds to
  * exactly the tool and args the approver saw.
  */
-import type { ApprovalsClient } from '../approvals-client';
+import type { ApprovalsClient } from '../../approvals-client/client';
+import { CliError, UsageError } from '../../console/errors';
+import { escapeText as esc, printableJson } from '../../console/escape';
+import { writeLine, type CliIo } from '../../console/io';
 import { confirm } from '../confirm';
-import { CliError, UsageError } from '../errors';
-import { escapeText as esc, printableJson } from '../escape';
 import { formatDetails, shortTime } from '../format';
-import { writeLine, type CliIo } from '../io';
 
 export interface DecideInput {
   readonly id: string;

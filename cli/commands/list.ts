@@ -1,9 +1,9 @@
 /** `approvals list [--status S]`: every page, as a table or as JSON. */
-import type { ApprovalsClient } from '../approvals-client';
-import { printableJson } from '../escape';
+import type { ApprovalsClient } from '../../approvals-client/client';
+import type { ApprovalStatus } from '../../approvals-client/record';
+import { printableJson } from '../../console/escape';
+import type { CliIo } from '../../console/io';
 import { formatTable } from '../format';
-import type { CliIo } from '../io';
-import type { ApprovalStatus } from '../record';
 
 export async function listCommand(
   client: ApprovalsClient,

@@ -1,8 +1,8 @@
 /** `approvals show ID`. */
-import type { ApprovalsClient } from '../approvals-client';
-import { printableJson } from '../escape';
+import type { ApprovalsClient } from '../../approvals-client/client';
+import { printableJson } from '../../console/escape';
+import type { CliIo } from '../../console/io';
 import { formatDetails } from '../format';
-import type { CliIo } from '../io';
 
 export async function showCommand(client: ApprovalsClient, io: CliIo, input: { id: string; json: boolean }): Promise<void> {
   const record = await client.get(input.id);

@@ -4,7 +4,7 @@
  * engine creates them (`DynamoApprovalStore.create`, ids and fingerprint from `lambda/ids`).
  */
 import { randomUUID } from 'node:crypto';
-import type { FunctionUrlHandler } from '../support/function-url-host';
+import type { FunctionUrlHandler } from '../../local/function-url';
 import { createTestTable, dynaliteEndpoint } from '../support/dynamo';
 import { describeCliContract, type ApiUnderTest } from './cli-contract';
 

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startFunctionUrlHost, type FunctionUrlHost } from '../support/function-url-host';
+import { startFunctionUrlHost, type FunctionUrlHost } from '../../local/function-url';
 import { ALICE } from './cli-contract';
 import { startCloudFormationStub, type CloudFormationStub } from './cloudformation-stub';
 import { bareEnv, credentialsEnv } from './harness';

@@ -3,8 +3,8 @@
  * against the in-memory API (`cli-memory.test.ts`) and the real API function (`cli-api-function.test.ts`).
  * Requests go through `startFunctionUrlHost`, which checks the SigV4 signature as a function URL does.
  */
-import type { ApprovalRecord } from '../../cli/record';
-import { startFunctionUrlHost, type FunctionUrlEvent, type FunctionUrlHost, type FunctionUrlHandler } from '../support/function-url-host';
+import type { ApprovalRecord } from '../../approvals-client/record';
+import { startFunctionUrlHost, type FunctionUrlEvent, type FunctionUrlHost, type FunctionUrlHandler } from '../../local/function-url';
 import { credentialsEnv, bareEnv, runCli, type RunOptions } from './harness';
 import type { SeedInput } from './memory-approvals-api';
 

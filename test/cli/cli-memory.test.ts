@@ -1,6 +1,6 @@
-import { startFunctionUrlHost, type FunctionUrlHost } from '../support/function-url-host';
+import { startFunctionUrlHost, type FunctionUrlHost } from '../../local/function-url';
 import { ALICE, describeCliContract } from './cli-contract';
-import type { ApprovalRecord } from '../../cli/record';
+import type { ApprovalRecord } from '../../approvals-client/record';
 import { credentialsEnv, runCli } from './harness';
 import { expectSafe, HOSTILE } from './hostile';
 import { memoryApprovalsApi } from './memory-approvals-api';

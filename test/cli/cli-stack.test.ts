@@ -1,5 +1,5 @@
 /** `--stack NAME [--output KEY]`: the URL from the stack's outputs through CloudFormation `DescribeStacks`. */
-import { startFunctionUrlHost, type FunctionUrlHost } from '../support/function-url-host';
+import { startFunctionUrlHost, type FunctionUrlHost } from '../../local/function-url';
 import { startCloudFormationStub, type CloudFormationStub } from './cloudformation-stub';
 import { ALICE } from './cli-contract';
 import { credentialsEnv, runCli } from './harness';

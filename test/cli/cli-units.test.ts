@@ -1,7 +1,7 @@
 /** The small pure parts: the table, the details, the region of a URL, the pick of a stack output. */
-import { toEndpoint } from '../../cli/endpoint';
+import { toEndpoint } from '../../approvals-client/endpoint';
 import { formatDetails, formatTable, shortTime } from '../../cli/format';
-import type { ApprovalRecord } from '../../cli/record';
+import type { ApprovalRecord } from '../../approvals-client/record';
 import { pickOutput } from '../../cli/stack-url';
 
 const record = (over: Partial<ApprovalRecord> = {}): ApprovalRecord => ({

@@ -2,9 +2,9 @@
  * SPEC §13 hygiene: the CLI escapes C0/C1 control and format (`\p{Cf}`) characters in every field it
  * prints, so a record cannot repaint the terminal, hide text or reorder what an approver reads.
  */
-import { escapeJson, escapeText } from '../../cli/escape';
+import { escapeJson, escapeText } from '../../console/escape';
 import { formatDetails, formatTable } from '../../cli/format';
-import type { ApprovalRecord } from '../../cli/record';
+import type { ApprovalRecord } from '../../approvals-client/record';
 import { expectSafe, HOSTILE } from './hostile';
 
 describe('escapeText', () => {

@@ -1,13 +1,13 @@
 /**
- * What a local function-URL stand-in must do: refuse what the real URL refuses and shape events as
- * the real URL does. Run against the tests' helper (test/support/function-url-host.ts) and against
- * the copy that `cdk-tool-handler local` ships (local/function-url.ts).
+ * What the local function-URL stand-in (local/function-url.ts, the one that `cdk-tool-handler local`
+ * and the CLI's tests both use) must do: refuse what the real URL refuses and shape events as the
+ * real URL does.
  */
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { signedFetch } from '../../cli/signed-fetch';
-import type { FunctionUrlEvent, FunctionUrlHost, FunctionUrlHostOptions } from '../support/function-url-host';
+import { signedFetch } from '../../approvals-client/signed-fetch';
+import type { FunctionUrlEvent, FunctionUrlHost, FunctionUrlHostOptions } from '../../local/function-url';
 
 
 export function functionUrlContract(

@@ -1,5 +1,5 @@
 /** Shared by the CLI escaping tests (units and end to end). */
-import type { ApprovalRecord } from '../../cli/record';
+import type { ApprovalRecord } from '../../approvals-client/record';
 
 /** What must never reach a terminal raw; line breaks of the CLI's own layout are checked apart. */
 export const UNSAFE = /[\p{Cc}\p{Cf}\u2028\u2029]/u;

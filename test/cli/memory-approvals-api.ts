@@ -6,8 +6,8 @@
  * `fingerprint_mismatch`, `expired`); `decided_by` is the caller's `userArn`.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { FunctionUrlEvent, FunctionUrlResult } from '../support/function-url-host';
-import type { ApprovalRecord, ApprovalStatus } from '../../cli/record';
+import type { FunctionUrlEvent, FunctionUrlResult } from '../../local/function-url';
+import type { ApprovalRecord, ApprovalStatus } from '../../approvals-client/record';
 
 export interface SeedInput {
   readonly tool: string;

@@ -12,7 +12,8 @@ import { ToolHandler } from '../../lib';
 import { decisionFilter, RESUME_INPUT_TEMPLATE } from '../../lib/auto-resume';
 import { EXPIRE_ATTRIBUTE_NAMES } from '../../lib/permissions';
 import { createTestTable } from '../support/dynamo';
-import { matchesPattern, renderInputTemplate } from '../support/event-pattern';
+import { matchesPattern } from '../../local/event-pattern';
+import { renderInputTemplate } from '../../local/pipe';
 import { actionsOf, handlerResource, onlyResource, props, statementsOfRole, toolStack, unbundledApp } from './helpers';
 
 /** §10 and §13 in the template: the resume path, the expiry schedule, notifications, who may publish replies. */

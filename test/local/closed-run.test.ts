@@ -5,9 +5,9 @@
  */
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { ApprovalsClient } from '../../cli/approvals-client';
-import { toEndpoint } from '../../cli/endpoint';
-import { signedFetch } from '../../cli/signed-fetch';
+import { ApprovalsClient } from '../../approvals-client/client';
+import { toEndpoint } from '../../approvals-client/endpoint';
+import { signedFetch } from '../../approvals-client/signed-fetch';
 import { LocalRun } from '../../local/runtime';
 import { functionUrlEvent } from '../support/function-url-event';
 import { sendRaw, sendSigned, type Keys, type RawReply } from './raw-aws-request';

@@ -1,4 +1,4 @@
-/** The function URL in front of the local approvals API (local/function-url.ts): the same contract as the tests' helper. */
+/** The function URL in front of the local approvals API (local/function-url.ts), held to the real URL's contract. */
 import { startFunctionUrlHost } from '../../local/function-url';
 import { functionUrlContract } from '../cli/function-url-contract';
 

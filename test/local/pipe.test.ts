@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { decisionStreamRecord, matchesAny, renderTemplate, resumeMessage } from '../../local/pipe';
+import { decisionStreamRecord, matchesAny, renderInputTemplate, resumeMessage } from '../../local/pipe';
 import { renderInput } from '../../local/rule-input';
 import { editedAssembly, local, logicalId, synthesizeSample, removeMade } from './sample-assembly';
 
@@ -53,7 +53,7 @@ describe('the filter', () => {
   test('the stand-in\'s own decision record matches, and the template yields exactly {"approval_id"}', () => {
     const streamRecord = decisionStreamRecord(decided, ['pk']);
     expect(matchesAny([FILTER], streamRecord)).toBe(true);
-    expect(JSON.parse(renderTemplate(TEMPLATE, streamRecord))).toEqual({ approval_id: 'apr_1' });
+    expect(JSON.parse(renderInputTemplate(TEMPLATE, streamRecord))).toEqual({ approval_id: 'apr_1' });
   });
 
   test('FIFO: group and deduplication id from the record; no pipe: the fallback envelope', () => {

@@ -1,7 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
+import { startEndpoints } from '../../local/endpoints';
+import { FunctionSandbox } from '../../local/function-sandbox';
+import { LOCAL_AWS_ACCESS } from './local-aws';
 
 export interface HostedFunction {
   /** The bundled handler (`index.js` exporting `handler`). */
@@ -19,71 +19,50 @@ export interface LambdaHost {
 }
 
 /**
- * Lambda's Invoke API on 127.0.0.1 for a few bundled functions: each runs in a `node` process of its
- * own with its own environment (as in Lambda), and a router here sends
- * `POST /2015-03-31/functions/<name>/invocations` to it. The real `@aws-sdk/client-lambda`, pointed
- * at `endpoint`, reaches them unchanged.
+ * Lambda's Invoke API on 127.0.0.1 for a few bundled functions, as `cdk-tool-handler local` serves it
+ * (local/endpoints.ts, signed by the tests' keys), each function in a `node` process of its own with
+ * its own environment (local/function-sandbox.ts), as in Lambda. The real `@aws-sdk/client-lambda`,
+ * pointed at `endpoint`, reaches them unchanged.
  */
 export async function startLambdaHost(functions: Record<string, HostedFunction>, nodePath: string): Promise<LambdaHost> {
-  const children: ChildProcess[] = [];
-  const ports = new Map<string, number>();
-  for (const [name, fn] of Object.entries(functions)) {
-    const child = spawn(process.execPath, [path.join(__dirname, 'lambda-host-child.cjs'), fn.bundle], {
-      env: { PATH: process.env.PATH, NODE_PATH: nodePath, ...fn.env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    children.push(child);
-    ports.set(name, await firstLinePort(child));
-  }
+  const sandboxes = new Map(
+    Object.entries(functions).map(([name, fn]) => {
+      const spec = {
+        name,
+        label: name,
+        codeDir: path.dirname(fn.bundle),
+        handler: `${path.basename(fn.bundle, '.js')}.handler`,
+        env: fn.env,
+        timeoutSeconds: 10,
+        memoryMb: 128,
+      };
+      return [name, new FunctionSandbox(spec, { nodePath, isolation: 'process' })] as const;
+    }),
+  );
   const invocations = new Map<string, unknown[]>();
-  const router = http.createServer((request, response) => {
-    const match = /^\/2015-03-31\/functions\/([^/]+)\/invocations/.exec(request.url ?? '');
-    const name = match && decodeURIComponent(match[1]).split(':').pop()!;
-    const port = name ? ports.get(name) : undefined;
-    if (!port) {
-      response.writeHead(404, { 'content-type': 'application/json', 'x-amzn-errortype': 'ResourceNotFoundException' });
-      response.end(JSON.stringify({ Type: 'User', message: `Function not found: ${name}` }));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = Buffer.concat(chunks);
-      invocations.set(name!, [...(invocations.get(name!) ?? []), JSON.parse(body.toString('utf8') || 'null')]);
-      const forward = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/', headers: { 'content-type': 'application/json' } }, (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
-      });
-      forward.on('error', (error) => {
-        response.writeHead(502);
-        response.end(String(error));
-      });
-      forward.end(body);
-    });
-  });
-  await new Promise<void>((resolve) => router.listen(0, '127.0.0.1', resolve));
+  try {
+    await Promise.all([...sandboxes.values()].map((sandbox) => sandbox.ready()));
+  } catch (error) {
+    await Promise.all([...sandboxes.values()].map((sandbox) => sandbox.stop()));
+    throw error;
+  }
+  const endpoints = await startEndpoints(
+    {
+      invoke: (name, event) => {
+        const sandbox = sandboxes.get(name);
+        if (sandbox) invocations.set(name, [...(invocations.get(name) ?? []), event]);
+        return sandbox?.invoke(event);
+      },
+      onEvent: () => undefined,
+    },
+    LOCAL_AWS_ACCESS,
+  );
   return {
-    endpoint: `http://127.0.0.1:${(router.address() as AddressInfo).port}`,
+    endpoint: endpoints.url,
     invocations,
     close: async () => {
-      for (const child of children) child.kill();
-      await new Promise((resolve) => router.close(resolve));
+      await Promise.all([...sandboxes.values()].map((sandbox) => sandbox.stop()));
+      await endpoints.close();
     },
   };
-}
-
-function firstLinePort(child: ChildProcess): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let buffered = '';
-    const timer = setTimeout(() => reject(new Error('the hosted function did not start within 10 s')), 10_000);
-    child.once('exit', (code) => reject(new Error(`the hosted function exited with ${code} before it listened`)));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      const newline = buffered.indexOf('\n');
-      if (newline >= 0) {
-        clearTimeout(timer);
-        resolve((JSON.parse(buffered.slice(0, newline)) as { port: number }).port);
-      }
-    });
-  });
 }

@@ -1,5 +1,5 @@
 /** The approvals API's base URL, checked, and the region to sign for. */
-import { UsageError } from './errors';
+import { UsageError } from '../console/errors';
 
 /** `https://<url-id>.lambda-url.<region>.on.aws`: the region is in the host. */
 const LAMBDA_URL_HOST = /^[a-z0-9]+\.lambda-url\.([a-z0-9-]+)\.on\.aws$/;

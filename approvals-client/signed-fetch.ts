@@ -6,7 +6,7 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import { CliError } from './errors';
+import { CliError } from '../console/errors';
 
 export interface SignedFetchInput {
   readonly method: 'GET' | 'POST';

@@ -1,8 +1,9 @@
 /** The approvals API (SPEC §9) as three calls, each reply checked and each error made readable. */
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import { CliError } from '../console/errors';
+import { escapeText } from '../console/escape';
+import { ApiError } from './api-error';
 import type { Endpoint } from './endpoint';
-import { ApiError, CliError } from './errors';
-import { escapeText } from './escape';
 import type { ApprovalPage, ApprovalRecord, ApprovalStatus, DecisionBody } from './record';
 import { signedFetch, type HttpReply } from './signed-fetch';
 
