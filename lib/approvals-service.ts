@@ -1,6 +1,5 @@
 import { CfnOutput, Duration, Names, RemovalPolicy, Tags, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -11,21 +10,20 @@ import { packagedFunctionCode, PackagedFunction } from './packaged-code';
 import { apiTableStatements, engineTableStatements, expirerTableStatements } from './permissions';
 import { FUNCTION_ROLE, PUBLISHER_TAG, TAG } from './tags';
 import { API_URL_OUTPUT_SUFFIX } from './notifications';
+import { ToolHandlerProps } from './tool-handler-props';
+import { Settings } from './validation';
 
-export interface ApprovalsServiceOptions {
+/**
+ * The handler's props the service follows: the allowlist (the engine keeps its own copy), the
+ * reply bus (where the expirer announces expiries), and the function settings.
+ */
+export interface ApprovalsServiceOptions
+  extends Pick<ToolHandlerProps, 'tools' | 'replyBus' | 'runtime' | 'architecture' | 'logRetention'> {
   readonly table: dynamodb.ITable;
-  /** The allowlist: the engine keeps its own copy. */
-  readonly tools: readonly string[];
   /** Whose approvals these functions serve: their key space in the table. */
   readonly owner: string;
-  readonly approvalTtlSeconds: number;
-  /** The tool handler function's timeout: no claim outlives the invocation that took it. */
-  readonly handlerTimeoutSeconds: number;
-  /** Where the expirer announces expiries. @default - nowhere */
-  readonly replyBus?: events.IEventBus;
-  readonly runtime?: lambda.Runtime;
-  readonly architecture?: lambda.Architecture;
-  readonly logRetention?: logs.RetentionDays;
+  /** `approvalTtlSeconds`, and the handler function's timeout: no claim outlives the invocation that took it. */
+  readonly settings: Settings;
   readonly removalPolicy: RemovalPolicy;
 }
 
@@ -50,8 +48,8 @@ export class ApprovalsService extends Construct {
       environment: {
         ...shared,
         [ENV.tools]: options.tools.join(','),
-        [ENV.approvalTtlSeconds]: String(options.approvalTtlSeconds),
-        [ENV.claimMaxSeconds]: String(options.handlerTimeoutSeconds),
+        [ENV.approvalTtlSeconds]: String(options.settings.approvalTtlSeconds),
+        [ENV.claimMaxSeconds]: String(options.settings.functionTimeoutSeconds),
       },
     });
     engineTableStatements(options.table, options.owner).forEach((statement) => this.engine.addToRolePolicy(statement));

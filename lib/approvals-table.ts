@@ -3,9 +3,19 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { INDEXES, IndexLayout, TABLE } from '../lambda/names';
-import { fail } from './validation';
+import { fail } from './errors';
+import { ToolHandlerProps } from './tool-handler-props';
 
-export interface ApprovalsTableOptions {
+/** The handler's approvals table: `props.approvalsTable` (checked), or a created one (`ApprovalsTable`). */
+export function approvalsTableFor(scope: Construct, props: ToolHandlerProps, removalPolicy: RemovalPolicy): dynamodb.ITable {
+  if (props.approvalsTable) {
+    checkGivenTable(scope, props.approvalsTable);
+    return props.approvalsTable;
+  }
+  return createApprovalsTable(scope, 'ApprovalsTable', { encryptionKey: props.encryptionKey, removalPolicy });
+}
+
+interface ApprovalsTableOptions {
   readonly encryptionKey?: kms.IKey;
   readonly removalPolicy: RemovalPolicy;
 }
@@ -18,7 +28,7 @@ export interface ApprovalsTableOptions {
  * items (call items carry neither key) let the functions list approvals without reading the call
  * items, which hold every tool's kept reply, or another owner's approvals.
  */
-export function createApprovalsTable(scope: Construct, id: string, options: ApprovalsTableOptions): dynamodb.Table {
+function createApprovalsTable(scope: Construct, id: string, options: ApprovalsTableOptions): dynamodb.Table {
   const table = new dynamodb.Table(scope, id, {
     partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
     billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
@@ -53,7 +63,7 @@ export function addApprovalIndexes(table: dynamodb.Table): void {
  * schema must be the store's: a wrong one throws; TTL on another attribute warns); any other table
  * cannot, which adds a warning.
  */
-export function checkGivenTable(scope: Construct, table: dynamodb.ITable): void {
+function checkGivenTable(scope: Construct, table: dynamodb.ITable): void {
   if (!(table instanceof dynamodb.Table)) {
     Annotations.of(scope).addWarningV2(
       'cdk-tool-handler:approvalsTableUnchecked',

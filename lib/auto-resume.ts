@@ -9,7 +9,59 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct, IConstruct } from 'constructs';
 import { APPROVAL_ATTRIBUTES as A, DECISION_ATTRIBUTES as D, TABLE } from '../lambda/names';
 import { DEFAULTS } from './defaults';
-import { fail } from './validation';
+import { fail } from './errors';
+import { grantResumePipe } from './permissions';
+import { allowEventBridgeToUseKey } from './queues';
+import { ToolHandlerProps } from './tool-handler-props';
+import { isFifo } from './validation';
+
+export interface ResumeDecisionsOptions {
+  readonly props: ToolHandlerProps;
+  readonly table: dynamodb.ITable;
+  readonly owner: string;
+  readonly queue: sqs.IQueue;
+  /** The resume rule target's dead-letter queue. */
+  readonly deadLetterQueue: sqs.IQueue;
+  readonly removalPolicy: RemovalPolicy;
+}
+
+/** What `resumeDecisions` made or used. */
+export interface ResumeDecisions {
+  /** The bus that announces decided approvals: `props.approvalsResumeBus`, or the table's path's. */
+  readonly bus: events.IEventBus;
+  /** The pipe's role, when this handler made the table's resume path. */
+  readonly pipeRole?: iam.IRole;
+}
+
+/**
+ * `autoResume` (on unless set to false): every decided approval of `owner` comes back on the tool
+ * queue as a resume envelope. The table's resume path (`ApprovalsResumePath`, shared by the
+ * handlers on one table) or the given `approvalsResumeBus`, and this handler's rule there
+ * (`ResumeRule`).
+ */
+export function resumeDecisions(scope: Construct, options: ResumeDecisionsOptions): ResumeDecisions | undefined {
+  const { props, queue } = options;
+  if (!(props.autoResume ?? true)) return undefined;
+  let bus = props.approvalsResumeBus;
+  let pipeRole: iam.IRole | undefined;
+  if (!bus) {
+    const { encryptionKey } = props;
+    const path = ApprovalsResumePath.of(scope, { table: options.table, encryptionKey, removalPolicy: options.removalPolicy });
+    bus = path.bus;
+    pipeRole = path.role;
+  }
+  addResumeRule(scope, 'ResumeRule', {
+    bus,
+    owner: options.owner,
+    queue,
+    fifo: isFifo(props),
+    deadLetterQueue: options.deadLetterQueue,
+  });
+  if (props.encryptionKey) allowEventBridgeToUseKey(scope, props.encryptionKey);
+  // A given queue's own key, too: the resume rule sends to that queue.
+  if (queue.encryptionMasterKey) allowEventBridgeToUseKey(scope, queue.encryptionMasterKey);
+  return { bus, pipeRole };
+}
 
 /** The `source` and `detail-type` of the events the resume path puts on its bus. */
 export const RESUME_EVENT = { source: 'cdk-tool-handler.approvals', detailType: 'Tool Approval Decided' } as const;
@@ -99,14 +151,7 @@ export class ApprovalsResumePath extends Construct {
       assumedBy: new iam.ServicePrincipal('pipes.amazonaws.com'),
       description: 'Announces decided approvals: reads the approvals table stream, puts on the resume bus, nothing else.',
     });
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
-        resources: [streamArn],
-      }),
-    );
-    this.bus.grantPutEventsTo(this.role);
-    this.deadLetterQueue.grantSendMessages(this.role);
+    grantResumePipe(this.role, { streamArn, bus: this.bus, deadLetterQueue: this.deadLetterQueue });
 
     this.pipe = new pipes.CfnPipe(this, 'Pipe', {
       description: 'cdk-tool-handler: puts { approval_id, owner } on the resume bus for every decided approval.',
@@ -132,7 +177,7 @@ export class ApprovalsResumePath extends Construct {
   }
 }
 
-export interface ResumeRuleOptions {
+interface ResumeRuleOptions {
   /** The resume bus of the table's path (this app's, or one made elsewhere). */
   readonly bus: events.IEventBus;
   readonly owner: string;
@@ -149,7 +194,7 @@ export const RESUME_ENVELOPE = events.RuleTargetInput.fromObject({ approval_id: 
  * puts the resume envelope on its tool queue (FIFO: one message group per owner; the queue's
  * content-based deduplication drops a repeat of the same envelope within 5 minutes).
  */
-export function addResumeRule(scope: Construct, id: string, options: ResumeRuleOptions): events.Rule {
+function addResumeRule(scope: Construct, id: string, options: ResumeRuleOptions): events.Rule {
   checkResumeBus(scope, options.bus);
   checkQueueTakesEvents(scope, options.queue);
   const rule = new events.Rule(scope, id, {

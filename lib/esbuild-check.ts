@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { Stack } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
+import { failAt, messageAt } from './errors';
 import { ToolHandlerProps } from './tool-handler-props';
 
 /**
@@ -11,7 +12,7 @@ import { ToolHandlerProps } from './tool-handler-props';
 export function checkEsbuild(scope: Construct, props: ToolHandlerProps): void {
   if (!Stack.of(scope).bundlingRequired || props.bundling?.forceDockerBundling) return;
   const searchFrom = [cdkLibDir(), __dirname, ...(props.projectRoot ? [props.projectRoot] : []), path.dirname(props.entry)];
-  if (!esbuildAvailable(searchFrom)) throw new Error(esbuildMissingMessage(props.entry, scope.node.path));
+  if (!esbuildAvailable(searchFrom)) failAt(scope.node.path, esbuildMissingText(props.entry));
 }
 
 /**
@@ -38,10 +39,15 @@ export function cdkLibDir(): string {
   return path.dirname(require.resolve('aws-cdk-lib/package.json'));
 }
 
+/** The synth error of a missing esbuild, for the construct at `nodePath`. */
 export function esbuildMissingMessage(entry: string, nodePath: string): string {
+  return messageAt(nodePath, esbuildMissingText(entry));
+}
+
+function esbuildMissingText(entry: string): string {
   return (
     `esbuild was not found: ToolHandler bundles \`entry\` (${entry}) with esbuild, and without it NodejsFunction ` +
     'falls back to Docker. Install esbuild in your project (`npm install --save-dev esbuild`), or set ' +
-    `\`bundling.forceDockerBundling\` to bundle in Docker. [${nodePath}]`
+    '`bundling.forceDockerBundling` to bundle in Docker.'
   );
 }

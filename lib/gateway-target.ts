@@ -2,6 +2,7 @@ import { Annotations } from 'aws-cdk-lib';
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { fail } from './errors';
 import { AddToGatewayOptions } from './gateway-options';
 import { gatewayToolDefinitions, placeholderDefinition } from './gateway-schema';
 import { ManifestTool } from './manifest-reader';
@@ -28,9 +29,7 @@ export function createGatewayTarget(scope: Construct, id: string, input: Gateway
   const warn = (key: string, message: string) => Annotations.of(scope).addWarningV2(`cdk-tool-handler:${key}`, message);
   const targetName = input.options.gatewayTargetName ?? scope.node.id.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 100);
   if (!TARGET_NAME.test(targetName)) {
-    throw new Error(
-      `\`gatewayTargetName\` must be 1 to 100 characters of a-z A-Z 0-9 _ -, got: ${JSON.stringify(targetName)}. [${scope.node.path}]`,
-    );
+    fail(`\`gatewayTargetName\` must be 1 to 100 characters of a-z A-Z 0-9 _ -, got: ${JSON.stringify(targetName)}.`, scope);
   }
 
   let definitions: agentcore.ToolDefinition[];

@@ -1,4 +1,5 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
@@ -7,13 +8,18 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Duration } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
+import { ENV } from '../lambda/names';
 import { DEFAULTS, defaultArchitecture, defaultRuntime } from './defaults';
 import { ToolHandlerProps } from './tool-handler-props';
+import { Settings } from './validation';
 
 export interface HandlerFunctionOptions {
-  readonly functionTimeoutSeconds: number;
-  /** The construct's `TOOL_HANDLER_*` variables. */
-  readonly toolEnvironment: { [key: string]: string };
+  readonly settings: Settings;
+  /** The approvals table (`TOOL_HANDLER_APPROVALS_TABLE`). */
+  readonly table: dynamodb.ITable;
+  /** The approvals engine the function calls (`TOOL_HANDLER_APPROVALS_ENGINE`). */
+  readonly engine: lambda.IFunction;
+  readonly owner: string;
   readonly removalPolicy: RemovalPolicy;
   /** The on-failure destination of asynchronous invocations. */
   readonly onFailureQueue: sqs.IQueue;
@@ -50,12 +56,12 @@ export function createHandlerFunction(
     runtime: props.runtime ?? defaultRuntime(),
     architecture: props.architecture ?? defaultArchitecture(),
     memorySize: props.memorySize ?? DEFAULTS.memorySize,
-    timeout: Duration.seconds(options.functionTimeoutSeconds),
+    timeout: Duration.seconds(options.settings.functionTimeoutSeconds),
     bundling,
     environment: {
       ...(sourceMaps ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
       ...props.environment,
-      ...options.toolEnvironment,
+      ...toolEnvironment(props, options),
     },
     role,
     logGroup,
@@ -65,6 +71,22 @@ export function createHandlerFunction(
     maxEventAge: props.maxEventAge ?? DEFAULTS.asyncMaxEventAge,
     onFailure: new destinations.SqsDestination(options.onFailureQueue),
   });
+}
+
+/** The construct's `TOOL_HANDLER_*` variables (SPEC §8). */
+function toolEnvironment(props: ToolHandlerProps, options: HandlerFunctionOptions): { [key: string]: string } {
+  const { settings } = options;
+  return {
+    [ENV.tools]: props.tools.join(','),
+    [ENV.timeoutSeconds]: String(settings.timeoutSeconds),
+    [ENV.marginSeconds]: String(settings.marginSeconds),
+    [ENV.approvalsTable]: options.table.tableName,
+    [ENV.approvalsEngine]: options.engine.functionName,
+    [ENV.owner]: options.owner,
+    ...(props.notifyWithArgs && props.approvalNotifications ? { [ENV.notifyWithArgs]: 'true' } : {}),
+    [ENV.approvalTtlSeconds]: String(settings.approvalTtlSeconds),
+    ...(props.replyBus ? { [ENV.replyBus]: props.replyBus.eventBusArn } : {}),
+  };
 }
 
 /**

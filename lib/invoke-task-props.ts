@@ -1,6 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
-import type { ToolHandler } from './tool-handler';
+import { IToolHandler } from './tool-handler-ref';
 
 /**
  * Props of `ToolHandler.invokeTask`: a Step Functions task that invokes the handler with an envelope
@@ -8,7 +8,7 @@ import type { ToolHandler } from './tool-handler';
  */
 export interface ToolInvokeTaskProps extends sfn.TaskStateBaseProps {
   /** The handler to invoke. */
-  readonly toolHandler: ToolHandler;
+  readonly toolHandler: IToolHandler;
 
   /**
    * The envelope: `{ tool, args, run_id?, call_id? }` or `{ approval_id }`.

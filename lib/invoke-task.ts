@@ -1,6 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
+import { failAt } from './errors';
 import { ToolInvokeTaskProps } from './invoke-task-props';
 
 /**
@@ -17,7 +18,7 @@ export function createInvokeTask(scope: Construct, id: string, props: ToolInvoke
   const { toolHandler, retryAttempts, retryInterval, retryBackoffRate, ...taskProps } = props;
   const attempts = retryAttempts ?? 3;
   if (!Number.isInteger(attempts) || attempts < 1) {
-    throw new Error(`\`retryAttempts\` must be a whole number of at least 1, got: ${attempts}. [${scope.node.path}/${id}]`);
+    failAt(`${scope.node.path}/${id}`, `\`retryAttempts\` must be a whole number of at least 1, got: ${attempts}.`);
   }
   const task = new tasks.LambdaInvoke(scope, id, {
     ...taskProps,

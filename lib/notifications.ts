@@ -6,6 +6,29 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { REPLY_EVENT_SOURCE } from '../lambda/names';
 import { DEFAULTS } from './defaults';
+import { fail } from './errors';
+import { ToolHandlerProps } from './tool-handler-props';
+
+/**
+ * `approvalNotifications`, when set (it needs `replyBus`): the rules that tell approvers of requests
+ * and expiries (`ApprovalNotifications`).
+ */
+export function notifyApprovers(
+  scope: Construct,
+  props: ToolHandlerProps,
+  options: Pick<ApprovalNotificationsOptions, 'deadLetterQueue' | 'apiUrlOutput'>,
+): void {
+  if (!props.approvalNotifications) return;
+  if (!props.replyBus) {
+    fail('`approvalNotifications` needs `replyBus`: the notifications are made from the reply bus\'s events; set both, or neither.', scope);
+  }
+  new ApprovalNotifications(scope, 'ApprovalNotifications', {
+    replyBus: props.replyBus,
+    topic: props.approvalNotifications,
+    withArgs: props.notifyWithArgs ?? false,
+    ...options,
+  });
+}
 
 export interface ApprovalNotificationsOptions {
   readonly replyBus: events.IEventBus;

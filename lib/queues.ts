@@ -1,24 +1,67 @@
-import { Annotations, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import { Annotations, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { DEFAULTS } from './defaults';
-import { fail } from './validation';
+import { fail } from './errors';
+import { eventBridgeKeyStatement } from './permissions';
+import { ToolHandlerProps } from './tool-handler-props';
+import { isFifo, Settings } from './validation';
 
-export interface ToolQueueOptions {
+/** The queues of a tool handler. */
+export interface HandlerQueues {
+  /** Where tool calls come from: the given queue, or a created one. */
+  readonly queue: sqs.IQueue;
+  /** The dead-letter queue of `queue`, when known. */
+  readonly deadLetterQueue?: sqs.IQueue;
+  /** Where failed event-borne calls are kept (`createEventDeadLetterQueue`). */
+  readonly eventDeadLetterQueue: sqs.Queue;
+}
+
+/**
+ * The handler's queues: `props.queue` (checked) or a created one with its dead-letter queue, and
+ * the event dead-letter queue.
+ */
+export function toolQueuesFor(
+  scope: Construct,
+  props: ToolHandlerProps,
+  settings: Settings,
+  removalPolicy: RemovalPolicy,
+): HandlerQueues {
+  const recommendedVisibility =
+    DEFAULTS.visibilityTimeoutFactor * settings.functionTimeoutSeconds + settings.batchingWindowSeconds;
+  let queue: sqs.IQueue;
+  let deadLetterQueue: sqs.IQueue | undefined;
+  if (props.queue) {
+    checkGivenQueue(scope, props.queue, settings.functionTimeoutSeconds, recommendedVisibility);
+    queue = props.queue;
+    deadLetterQueue = props.queue instanceof sqs.Queue ? props.queue.deadLetterQueue?.queue : undefined;
+  } else {
+    ({ queue, deadLetterQueue } = createToolQueues(scope, {
+      fifo: isFifo(props),
+      maxReceiveCount: props.maxReceiveCount ?? DEFAULTS.maxReceiveCount,
+      visibilityTimeout: Duration.seconds(recommendedVisibility),
+      encryptionKey: props.encryptionKey,
+      removalPolicy,
+    }));
+  }
+  const eventDeadLetterQueue = createEventDeadLetterQueue(scope, props.encryptionKey, removalPolicy);
+  Validations.of(eventDeadLetterQueue).acknowledge({
+    id: 'AwsSolutions-SQS3',
+    reason:
+      'This queue is itself a dead-letter queue: the EventBridge rule targets\' DLQ and the function\'s asynchronous ' +
+      'on-failure destination, neither of which cdk-nag recognises as a DLQ.',
+  });
+  return { queue, deadLetterQueue, eventDeadLetterQueue };
+}
+
+interface ToolQueueOptions {
   readonly fifo: boolean;
   readonly maxReceiveCount: number;
   readonly visibilityTimeout: Duration;
   readonly encryptionKey?: kms.IKey;
   /** Of both queues, which hold calls not yet run and calls that failed (the construct's `removalPolicy`). */
   readonly removalPolicy: RemovalPolicy;
-}
-
-/** The queue the construct creates, and its dead-letter queue. */
-export interface ToolQueues {
-  readonly queue: sqs.Queue;
-  readonly deadLetterQueue: sqs.Queue;
 }
 
 /**
@@ -29,7 +72,7 @@ export interface ToolQueues {
  * `removalPolicy` (retained by default), so that deleting the stack discards neither the calls not
  * yet run nor the failed ones.
  */
-export function createToolQueues(scope: Construct, options: ToolQueueOptions): ToolQueues {
+function createToolQueues(scope: Construct, options: ToolQueueOptions): { queue: sqs.Queue; deadLetterQueue: sqs.Queue } {
   const deadLetterQueue = new sqs.Queue(scope, 'DeadLetterQueue', {
     ...encryption(options.encryptionKey, sqs.QueueEncryption.SQS_MANAGED),
     ...fifo(options.fifo),
@@ -58,7 +101,7 @@ export function createToolQueues(scope: Construct, options: ToolQueueOptions): T
  * SQS managed encryption (SSE-SQS), and with one the construct grants EventBridge the key
  * (`allowEventBridgeToUseKey`). Like the other dead-letter queue it follows `removalPolicy`.
  */
-export function createEventDeadLetterQueue(
+function createEventDeadLetterQueue(
   scope: Construct,
   encryptionKey: kms.IKey | undefined,
   removalPolicy: RemovalPolicy,
@@ -71,13 +114,21 @@ export function createEventDeadLetterQueue(
   });
 }
 
+/** The keys each handler has already let EventBridge use. */
+const keysAllowed = new WeakMap<IConstruct, Set<kms.IKey>>();
+
 /**
- * Lets EventBridge put undeliverable events into a queue encrypted with `key`. For a key defined in
+ * Lets EventBridge put events into queues encrypted with `key` (the rules' and the resume rule's
+ * targets, the event dead-letter queue), once per handler (`scope`) and key. For a key defined in
  * this app the statement goes into its key policy; an imported key's policy cannot be changed from
  * here, which adds a warning.
  */
 export function allowEventBridgeToUseKey(scope: Construct, key: kms.IKey): void {
-  const { statementAdded } = key.addToResourcePolicy(eventBridgeKeyStatement(scope));
+  const allowed = keysAllowed.get(scope) ?? new Set<kms.IKey>();
+  keysAllowed.set(scope, allowed);
+  if (allowed.has(key)) return;
+  allowed.add(key);
+  const { statementAdded } = key.addToResourcePolicy(eventBridgeKeyStatement(Stack.of(scope).account));
   if (!statementAdded) {
     Annotations.of(scope).addWarningV2(
       'cdk-tool-handler:encryptionKeyPolicy',
@@ -87,26 +138,13 @@ export function allowEventBridgeToUseKey(scope: Construct, key: kms.IKey): void 
   }
 }
 
-function eventBridgeKeyStatement(scope: Construct): iam.PolicyStatement {
-  const stack = Stack.of(scope);
-  return new iam.PolicyStatement({
-    sid: 'AllowEventBridgeToUseKeyForToolHandlerDeadLetters',
-    principals: [new iam.ServicePrincipal('events.amazonaws.com')],
-    actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
-    resources: ['*'],
-    conditions: {
-      StringEquals: { 'aws:SourceAccount': stack.account },
-    },
-  });
-}
-
 /**
  * Checks a queue the user passed. A `sqs.Queue` defined in this app can be checked: a visibility
  * timeout shorter than the function timeout throws (Lambda rejects the event source), one shorter than
  * the recommended 6 × function timeout + batching window warns, and so does a queue without a
  * dead-letter queue. Any other queue cannot be checked, which adds a warning.
  */
-export function checkGivenQueue(scope: Construct, queue: sqs.IQueue, functionTimeout: number, recommended: number): void {
+function checkGivenQueue(scope: Construct, queue: sqs.IQueue, functionTimeout: number, recommended: number): void {
   if (!(queue instanceof sqs.Queue)) {
     Annotations.of(scope).addWarningV2(
       'cdk-tool-handler:queueVisibilityTimeoutUnchecked',

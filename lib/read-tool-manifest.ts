@@ -4,6 +4,7 @@ import { Annotations, AssetStaging, Stack } from 'aws-cdk-lib';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
 import { DEFAULTS } from './defaults';
+import { fail } from './errors';
 import { ManifestTool, readBundleManifest, stubPatterns } from './manifest-reader';
 import { ToolHandlerProps } from './tool-handler-props';
 import { ToolManifestEntry } from './tool-manifest';
@@ -21,7 +22,6 @@ export const SKIP_MANIFEST_CONTEXT = 'cdk-tool-handler:skipManifest';
  * when there is no bundle to read: bundling skipped for this stack, or the step turned off.
  */
 export function readToolManifest(scope: Construct, fn: nodejs.NodejsFunction, props: ToolHandlerProps): ManifestTool[] | undefined {
-  const where = scope.node.path;
   const skipped = (why: string) => {
     Annotations.of(scope).addInfo(
       `The tools manifest was not read (${why}): \`tools\` and \`handler\` were not checked against ${props.entry}.`,
@@ -43,33 +43,36 @@ export function readToolManifest(scope: Construct, fn: nodejs.NodejsFunction, pr
     cacheKey: staging.assetHash,
   });
   if ('tools' in outcome) {
-    checkAllowlist(props, outcome.tools, where);
+    checkAllowlist(scope, props, outcome.tools);
     return outcome.tools;
   }
   switch (outcome.problem) {
     case 'missing':
-      throw new Error(
+      return fail(
         `\`handler\`: ${props.entry} has no export named ${exportName}, got exports: ` +
           `${outcome.exports.length > 0 ? outcome.exports.join(', ') : 'none'}. It needs ` +
-          `\`export const ${exportName} = toolHandler([...])\`. [${where}]`,
+          `\`export const ${exportName} = toolHandler([...])\`.`,
+        scope,
       );
     case 'notToolHandler':
-      throw new Error(
+      return fail(
         `\`handler\`: the export ${exportName} of ${props.entry} is not a handler built by toolHandler, got: ${outcome.got}. ` +
-          `It needs \`export const ${exportName} = toolHandler([...])\` (from 'cdk-tool-handler/lambda'). [${where}]`,
+          `It needs \`export const ${exportName} = toolHandler([...])\` (from 'cdk-tool-handler/lambda').`,
+        scope,
       );
     default:
-      throw new Error(`\`entry\`: reading the tools of ${props.entry} from its bundle failed: ${outcome.message} [${where}]`);
+      return fail(`\`entry\`: reading the tools of ${props.entry} from its bundle failed: ${outcome.message}`, scope);
   }
 }
 
-function checkAllowlist(props: ToolHandlerProps, tools: readonly ManifestTool[], where: string): void {
+function checkAllowlist(scope: Construct, props: ToolHandlerProps, tools: readonly ManifestTool[]): void {
   const defined = new Set(tools.map((t) => t.name));
   const unknown = props.tools.filter((name) => !defined.has(name));
   if (unknown.length === 0) return;
-  throw new Error(
+  fail(
     `\`tools\` names tools that ${props.entry} does not define: ${unknown.join(', ')}. ` +
-      `It defines: ${[...defined].join(', ') || 'none'}. [${where}]`,
+      `It defines: ${[...defined].join(', ') || 'none'}.`,
+    scope,
   );
 }
 

@@ -1,40 +1,35 @@
-import { Annotations, Duration, Names, RemovalPolicy, Tags, Validations } from 'aws-cdk-lib';
+import { Names, RemovalPolicy } from 'aws-cdk-lib';
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
-import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as sources from 'aws-cdk-lib/aws-lambda-event-sources';
-import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
-import { ENV } from '../lambda/names';
-import { checkGivenTable, createApprovalsTable } from './approvals-table';
+import { acknowledgeRoleFindings } from './acknowledgements';
+import { approvalsTableFor } from './approvals-table';
 import { ApprovalsService } from './approvals-service';
-import { addResumeRule, ApprovalsResumePath } from './auto-resume';
-import { ExpirySchedule } from './expiry';
-import { ApprovalNotifications } from './notifications';
-import { DEFAULTS } from './defaults';
+import { resumeDecisions } from './auto-resume';
 import { ToolEventSourceOptions } from './event-source-options';
-import { checkEsbuild } from './esbuild-check';
+import { addQueueSource, EventSourceRules } from './event-sources';
+import { ExpirySchedule } from './expiry';
 import { AddToGatewayOptions } from './gateway-options';
 import { createGatewayTarget } from './gateway-target';
 import { createHandlerFunction } from './handler-function';
 import { createInvokeTask, FINAL_TOOL_ERRORS, RETRYABLE_TOOL_ERRORS } from './invoke-task';
 import { ToolInvokeTaskProps } from './invoke-task-props';
 import { ManifestTool } from './manifest-reader';
+import { notifyApprovers } from './notifications';
+import { grantInvokeHandler, grantReadApprovals, handlerStatements } from './permissions';
+import { toolQueuesFor } from './queues';
 import { readToolManifest, toManifestEntry } from './read-tool-manifest';
-import { ToolManifestEntry } from './tool-manifest';
-import { grantReadApprovals, handlerInvokeDenials, handlerTableStatements, putRepliesStatement } from './permissions';
-import { guardReplyBus } from './reply-bus-guard';
-import { PUBLISHER_TAG } from './tags';
-import { allowEventBridgeToUseKey, checkGivenQueue, createEventDeadLetterQueue, createToolQueues } from './queues';
-import { patternAvoidingReplies } from './reply-loop';
+import { publishReplies } from './reply-bus';
+import { IToolHandler } from './tool-handler-ref';
 import { ToolHandlerProps } from './tool-handler-props';
-import { atPath, fail, isFifo, resolveSettings, Settings, validateEventSource } from './validation';
+import { ToolManifestEntry } from './tool-manifest';
+import { checkedSettings } from './validation';
 
 /**
  * Runs AI-agent tool calls on AWS Lambda: a NodejsFunction over your tools module, fed by an SQS
@@ -50,7 +45,7 @@ import { atPath, fail, isFifo, resolveSettings, Settings, validateEventSource } 
  * tools.grantSendToolCalls(agentRole);
  * tools.grantApprove(approverRole);
  */
-export class ToolHandler extends Construct {
+export class ToolHandler extends Construct implements IToolHandler {
   /**
    * Errors of a call that a retry can fix, by name: what `invokeTask` retries. Lambda's service
    * exceptions are retried by `LambdaInvoke` itself.
@@ -72,8 +67,8 @@ export class ToolHandler extends Construct {
     return createInvokeTask(scope, id, props);
   }
 
-  /** The function that runs the tools. */
-  public readonly lambdaFunction: nodejs.NodejsFunction;
+  /** The function that runs the tools (a `NodejsFunction` over `entry`). */
+  public readonly lambdaFunction: lambda.IFunction;
 
   /** The queue the function takes tool calls from (created, or the one given). */
   public readonly queue: sqs.IQueue;
@@ -130,150 +125,63 @@ export class ToolHandler extends Construct {
   public readonly toolManifest?: ToolManifestEntry[];
 
   private readonly manifestTools?: ManifestTool[];
-
-  private readonly settings: Settings;
   private readonly props: ToolHandlerProps;
-  private readonly ruleList: events.Rule[] = [];
-  private eventSourcesScope?: Construct;
-  private eventKeyAllowed = false;
+  private readonly eventSources: EventSourceRules;
   private gatewayTargets = 0;
 
   constructor(scope: Construct, id: string, props: ToolHandlerProps) {
     super(scope, id);
     this.props = props;
-    this.settings = atPath(this, () => resolveSettings(props));
-    checkEsbuild(this, props);
+    const settings = checkedSettings(this, props);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
-    if (this.settings.marginSeconds === 0) {
-      Annotations.of(this).addWarningV2(
-        'cdk-tool-handler:marginZero',
-        '`margin` is 0 s: a tool may run until Lambda stops the function, leaving no time to report its result.',
-      );
-    }
 
-    if (props.approvalsTable) checkGivenTable(this, props.approvalsTable);
-    this.approvalsTable =
-      props.approvalsTable ??
-      createApprovalsTable(this, 'ApprovalsTable', { encryptionKey: props.encryptionKey, removalPolicy });
-
-    const recommendedVisibility =
-      DEFAULTS.visibilityTimeoutFactor * this.settings.functionTimeoutSeconds + this.settings.batchingWindowSeconds;
-    if (props.queue) {
-      checkGivenQueue(this, props.queue, this.settings.functionTimeoutSeconds, recommendedVisibility);
-      this.queue = props.queue;
-      this.deadLetterQueue = props.queue instanceof sqs.Queue ? props.queue.deadLetterQueue?.queue : undefined;
-    } else {
-      const created = createToolQueues(this, {
-        fifo: isFifo(props),
-        maxReceiveCount: props.maxReceiveCount ?? DEFAULTS.maxReceiveCount,
-        visibilityTimeout: Duration.seconds(recommendedVisibility),
-        encryptionKey: props.encryptionKey,
-        removalPolicy,
-      });
-      this.queue = created.queue;
-      this.deadLetterQueue = created.deadLetterQueue;
-    }
-    this.eventDeadLetterQueue = createEventDeadLetterQueue(this, props.encryptionKey, removalPolicy);
-    Validations.of(this.eventDeadLetterQueue).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason:
-        'This queue is itself a dead-letter queue: the EventBridge rule targets\' DLQ and the function\'s asynchronous ' +
-        'on-failure destination, neither of which cdk-nag recognises as a DLQ.',
-    });
-
+    this.approvalsTable = approvalsTableFor(this, props, removalPolicy);
+    const queues = toolQueuesFor(this, props, settings, removalPolicy);
+    this.queue = queues.queue;
+    this.deadLetterQueue = queues.deadLetterQueue;
+    this.eventDeadLetterQueue = queues.eventDeadLetterQueue;
     // Handlers sharing a table each keep to their own key space.
-    const owner = props.owner ?? Names.uniqueResourceName(this, { maxLength: 64 });
-    this.owner = owner;
-    const service = new ApprovalsService(this, 'Approvals', {
-      table: this.approvalsTable,
-      tools: props.tools,
-      owner,
-      approvalTtlSeconds: this.settings.approvalTtlSeconds,
-      handlerTimeoutSeconds: this.settings.functionTimeoutSeconds,
-      runtime: props.runtime,
-      architecture: props.architecture,
-      logRetention: props.logRetention,
-      replyBus: props.replyBus,
-      removalPolicy,
-    });
-    new ExpirySchedule(this, 'Expiry', { expirer: service.expirer, replyBus: props.replyBus });
-    this.approvalsEngine = service.engine;
-    this.approvalsApi = service.api;
-    this.approvalsApiUrl = service.apiUrl.url;
+    this.owner = props.owner ?? Names.uniqueResourceName(this, { maxLength: 64 });
+    const table = this.approvalsTable;
+    const owner = this.owner;
 
-    this.lambdaFunction = createHandlerFunction(this, props, {
-      functionTimeoutSeconds: this.settings.functionTimeoutSeconds,
-      toolEnvironment: this.toolEnvironment(service.engine.functionName, owner),
-      removalPolicy,
-      onFailureQueue: this.eventDeadLetterQueue,
+    const approvals = new ApprovalsService(this, 'Approvals', { ...props, table, owner, settings, removalPolicy });
+    new ExpirySchedule(this, 'Expiry', { expirer: approvals.expirer, replyBus: props.replyBus });
+    this.approvalsEngine = approvals.engine;
+    this.approvalsApi = approvals.api;
+    this.approvalsApiUrl = approvals.apiUrl.url;
+
+    const fn = createHandlerFunction(this, props, {
+      settings, table, owner, engine: approvals.engine, removalPolicy, onFailureQueue: this.eventDeadLetterQueue,
     });
-    this.manifestTools = readToolManifest(this, this.lambdaFunction, props);
+    this.lambdaFunction = fn;
+    this.manifestTools = readToolManifest(this, fn, props);
     this.toolManifest = this.manifestTools?.map(toManifestEntry);
-    this.lambdaFunction.addEventSource(
-      new sources.SqsEventSource(this.queue, {
-        batchSize: props.batchSize ?? DEFAULTS.batchSize,
-        maxBatchingWindow: props.maxBatchingWindow,
-        maxConcurrency: props.maxConcurrency,
-        reportBatchItemFailures: true,
-      }),
-    );
-    for (const statement of [...handlerTableStatements(this.approvalsTable, owner), ...handlerInvokeDenials(owner)]) {
-      this.lambdaFunction.addToRolePolicy(statement);
-    }
-    // The engine itself, not its versions (the construct publishes none): no wildcard.
-    this.lambdaFunction.addToRolePolicy(
-      new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [service.engine.functionArn] }),
-    );
+    addQueueSource(fn, this.queue, props);
+    handlerStatements(table, owner, approvals.engine).forEach((statement) => fn.addToRolePolicy(statement));
     const key = this.tableKey();
-    for (const fn of [this.lambdaFunction, service.engine, service.api, service.expirer]) key?.grantEncryptDecrypt(fn);
-    if (props.replyBus) {
-      this.lambdaFunction.addToRolePolicy(putRepliesStatement(props.replyBus));
-      Tags.of(this.lambdaFunction.role!).add(PUBLISHER_TAG.key, PUBLISHER_TAG.value);
-      guardReplyBus(this, props.replyBus);
-    }
-    let resumeRole: iam.IRole | undefined;
-    if (props.autoResume ?? true) {
-      let bus = props.approvalsResumeBus;
-      if (!bus) {
-        const path = ApprovalsResumePath.of(this, { table: this.approvalsTable, encryptionKey: props.encryptionKey, removalPolicy });
-        bus = path.bus;
-        resumeRole = path.role;
-      }
-      this.approvalsResumeBus = bus;
-      addResumeRule(this, 'ResumeRule', {
-        bus,
-        owner,
-        queue: this.queue,
-        fifo: isFifo(props),
-        deadLetterQueue: this.eventDeadLetterQueue,
-      });
-      this.allowEventBridgeToUseKeys();
-      // A given queue's own key, too: the resume rule sends to that queue.
-      const queueKey = this.queue.encryptionMasterKey;
-      if (queueKey && queueKey !== props.encryptionKey) allowEventBridgeToUseKey(this, queueKey);
-    }
-    if (props.approvalNotifications) {
-      if (!props.replyBus) {
-        fail('`approvalNotifications` needs `replyBus`: the notifications are made from the reply bus\'s events; set both, or neither.', this);
-      }
-      new ApprovalNotifications(this, 'ApprovalNotifications', {
-        replyBus: props.replyBus,
-        topic: props.approvalNotifications,
-        withArgs: props.notifyWithArgs ?? false,
-        deadLetterQueue: this.eventDeadLetterQueue,
-        apiUrlOutput: service.apiUrlOutput,
-      });
-    }
-    this.acknowledgeFunctionFindings([service.expirer.role, resumeRole]);
+    for (const user of [fn, approvals.engine, approvals.api, approvals.expirer]) key?.grantEncryptDecrypt(user);
+    if (props.replyBus) publishReplies(this, fn, props.replyBus);
 
-    (props.eventSources ?? []).forEach((options, index) =>
-      this.createRule(`EventSource${index}`, `eventSources[${index}]`, options),
-    );
+    const resume = resumeDecisions(this, {
+      props, table, owner, queue: this.queue, deadLetterQueue: this.eventDeadLetterQueue, removalPolicy,
+    });
+    this.approvalsResumeBus = resume?.bus;
+    notifyApprovers(this, props, { deadLetterQueue: this.eventDeadLetterQueue, apiUrlOutput: approvals.apiUrlOutput });
+    acknowledgeRoleFindings({
+      handler: fn,
+      otherRoles: [approvals.engine.role, approvals.api.role, approvals.expirer.role, resume?.pipeRole],
+      keys: [props.encryptionKey, table.encryptionKey, this.queue.encryptionMasterKey],
+      tracing: props.tracing,
+    });
+
+    this.eventSources = new EventSourceRules(this, { lambdaFunction: fn, deadLetterQueue: this.eventDeadLetterQueue, props });
+    (props.eventSources ?? []).forEach((source, i) => this.eventSources.add(`EventSource${i}`, `eventSources[${i}]`, source));
   }
 
   /** The EventBridge rules that feed the function, in the order they were added. */
   public get rules(): events.IRule[] {
-    return [...this.ruleList];
+    return this.eventSources.rules;
   }
 
   /**
@@ -281,7 +189,7 @@ export class ToolHandler extends Construct {
    * envelope). The rule's construct id is `EventSources/<id>`.
    */
   public addEventSource(id: string, options: ToolEventSourceOptions): events.Rule {
-    return this.createRule(id, `addEventSource(${JSON.stringify(id)})`, options);
+    return this.eventSources.add(id, `addEventSource(${JSON.stringify(id)})`, options);
   }
 
   /**
@@ -313,12 +221,7 @@ export class ToolHandler extends Construct {
    * permission instead.
    */
   public grantInvoke(grantee: iam.IGrantable): iam.Grant {
-    const grant = iam.Grant.addToPrincipal({
-      grantee,
-      actions: ['lambda:InvokeFunction'],
-      resourceArns: [this.lambdaFunction.functionArn],
-    });
-    return grant.success ? grant : this.lambdaFunction.grantInvoke(grantee);
+    return grantInvokeHandler(grantee, this.lambdaFunction);
   }
 
   /**
@@ -347,76 +250,5 @@ export class ToolHandler extends Construct {
    */
   private tableKey(): kms.IKey | undefined {
     return this.approvalsTable.encryptionKey ?? this.props.encryptionKey;
-  }
-
-  private toolEnvironment(engineName: string, owner: string): { [key: string]: string } {
-    return {
-      [ENV.tools]: this.props.tools.join(','),
-      [ENV.timeoutSeconds]: String(this.settings.timeoutSeconds),
-      [ENV.marginSeconds]: String(this.settings.marginSeconds),
-      [ENV.approvalsTable]: this.approvalsTable.tableName,
-      [ENV.approvalsEngine]: engineName,
-      [ENV.owner]: owner,
-      ...(this.props.notifyWithArgs && this.props.approvalNotifications ? { [ENV.notifyWithArgs]: 'true' } : {}),
-      [ENV.approvalTtlSeconds]: String(this.settings.approvalTtlSeconds),
-      ...(this.props.replyBus ? { [ENV.replyBus]: this.props.replyBus.eventBusArn } : {}),
-    };
-  }
-
-  private createRule(id: string, label: string, options: ToolEventSourceOptions): events.Rule {
-    atPath(this, () => validateEventSource(label, options));
-    this.eventSourcesScope ??= new Construct(this, 'EventSources');
-    this.allowEventBridgeToUseKeys();
-    const rule = new events.Rule(this.eventSourcesScope, id, {
-      eventBus: options.eventBus,
-      eventPattern: patternAvoidingReplies(this, label, options.eventPattern, options.eventBus, this.props.replyBus),
-      ruleName: options.ruleName,
-      description: options.description,
-      enabled: options.enabled,
-    });
-    rule.addTarget(
-      new targets.LambdaFunction(this.lambdaFunction, {
-        deadLetterQueue: this.eventDeadLetterQueue,
-        retryAttempts: options.retryAttempts ?? DEFAULTS.ruleRetryAttempts,
-        maxEventAge: options.maxEventAge ?? DEFAULTS.ruleMaxEventAge,
-      }),
-    );
-    this.ruleList.push(rule);
-    return rule;
-  }
-
-  /** EventBridge writes to the queues `encryptionKey` encrypts (rules' targets and dead-letter queue): once. */
-  private allowEventBridgeToUseKeys(): void {
-    if (!this.props.encryptionKey || this.eventKeyAllowed) return;
-    allowEventBridgeToUseKey(this, this.props.encryptionKey);
-    this.eventKeyAllowed = true;
-  }
-
-  /**
-   * AWS Solutions findings that follow from what this construct must do, acknowledged where they
-   * arise, with the reason. Anything else is left for the user's checks to report.
-   */
-  private acknowledgeFunctionFindings(moreRoles: Array<iam.IRole | undefined>): void {
-    const keys = [this.props.encryptionKey, this.approvalsTable.encryptionKey, this.queue.encryptionMasterKey];
-    const keyReason =
-      'kms:GenerateDataKey* and kms:ReEncrypt* are what the CDK grants (grantEncryptDecrypt, grantSendMessages) give ' +
-      'a principal that writes an SQS queue or DynamoDB table encrypted with a customer managed key; the resource ' +
-      'is the one key, not a wildcard.';
-    const roles = [this.lambdaFunction, this.approvalsEngine, this.approvalsApi].map((fn) => fn.role).concat(moreRoles);
-    for (const role of roles) {
-      const policy = role?.node.tryFindChild('DefaultPolicy');
-      if (!policy) continue;
-      const acknowledge = (id: string, reason: string) => Validations.of(policy).acknowledge({ id, reason });
-      if (keys.some((key) => key !== undefined)) {
-        acknowledge('AwsSolutions-IAM5[Action::kms:GenerateDataKey*]', keyReason);
-        acknowledge('AwsSolutions-IAM5[Action::kms:ReEncrypt*]', keyReason);
-      }
-      if (role === this.lambdaFunction.role && (this.props.tracing === lambda.Tracing.ACTIVE || this.props.tracing === lambda.Tracing.PASS_THROUGH)) {
-        acknowledge(
-          'AwsSolutions-IAM5[Resource::*]',
-          'X-Ray PutTraceSegments and PutTelemetryRecords do not support resource-level permissions.',
-        );
-      }
-    }
   }
 }

@@ -1,17 +1,17 @@
-import { Duration, Token } from 'aws-cdk-lib';
+import { Annotations, Duration, Token } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
 import { ENV } from '../lambda/names';
 import { OWNER_PATTERN, TOOL_NAME_PATTERN } from '../lambda/names';
 import { DEFAULTS, MAX_FUNCTION_TIMEOUT_SECONDS } from './defaults';
+import { atPath, fail } from './errors';
+import { checkEsbuild } from './esbuild-check';
 import { ToolEventSourceOptions } from './event-source-options';
 import { ToolHandlerProps } from './tool-handler-props';
 
 /**
- * Synth-time checks of the props. Each message names the prop, says what it got and what it needs.
- * Values that are unresolved tokens are skipped: they are only known at deploy time.
- *
- * `ValidationError` of aws-cdk-lib is internal (its constructor takes a branded literal), so these
- * throw a plain `Error` whose message starts with the construct's path (`scope.node.path`).
+ * Synth-time checks of the props. Each message names the prop, says what it got and what it needs
+ * (in the style of `errors.ts`). Values that are unresolved tokens are skipped: they are only known
+ * at deploy time.
  */
 
 /** The props with defaults applied, in the units the rest of the construct uses. */
@@ -23,7 +23,23 @@ export interface Settings {
   readonly approvalTtlSeconds: number;
 }
 
-export function resolveSettings(props: ToolHandlerProps): Settings {
+/**
+ * The construct's settings from its props: impossible props throw (naming `scope`), doubtful ones
+ * add a warning, and a stack that bundles locally needs esbuild.
+ */
+export function checkedSettings(scope: IConstruct, props: ToolHandlerProps): Settings {
+  const settings = atPath(scope, () => resolveSettings(props));
+  checkEsbuild(scope, props);
+  if (settings.marginSeconds === 0) {
+    Annotations.of(scope).addWarningV2(
+      'cdk-tool-handler:marginZero',
+      '`margin` is 0 s: a tool may run until Lambda stops the function, leaving no time to report its result.',
+    );
+  }
+  return settings;
+}
+
+function resolveSettings(props: ToolHandlerProps): Settings {
   validateTools(props.tools);
   validateOwner(props.owner);
   validateHandler(props.handler);
@@ -167,26 +183,6 @@ export function validateEventSource(label: string, options: ToolEventSourceOptio
 export function isFifo(props: ToolHandlerProps): boolean {
   return props.queue !== undefined ? props.queue.fifo : props.fifo ?? false;
 }
-
-export function fail(message: string, scope?: IConstruct): never {
-  throw scope ? new Error(`${scope.node.path}: ${message}`) : new PropsError(message);
-}
-
-/**
- * Runs checks that do not know their construct; an error they `fail` with gets the construct's path
- * in front (`Stack/Tools: \`timeout\` must ...`), as aws-cdk-lib's own (internal) `ValidationError` does.
- */
-export function atPath<T>(scope: IConstruct, checks: () => T): T {
-  try {
-    return checks();
-  } catch (error) {
-    if (error instanceof PropsError) fail(error.message, scope);
-    throw error;
-  }
-}
-
-/** A failed check not yet named by its construct path (see `atPath`). */
-class PropsError extends Error {}
 
 /** Whether a number is known at synth time (not a token). */
 export function known(value: number): boolean {

@@ -24,8 +24,8 @@ test('found on the PATH', () => {
 
 test('the message says to install esbuild, naming the entry and the construct', () => {
   expect(esbuildMissingMessage('/app/tools.ts', 'Stack/Tools')).toBe(
-    'esbuild was not found: ToolHandler bundles `entry` (/app/tools.ts) with esbuild, and without it NodejsFunction ' +
+    'Stack/Tools: esbuild was not found: ToolHandler bundles `entry` (/app/tools.ts) with esbuild, and without it NodejsFunction ' +
       'falls back to Docker. Install esbuild in your project (`npm install --save-dev esbuild`), or set ' +
-      '`bundling.forceDockerBundling` to bundle in Docker. [Stack/Tools]',
+      '`bundling.forceDockerBundling` to bundle in Docker.',
   );
 });

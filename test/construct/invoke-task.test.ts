@@ -85,6 +85,6 @@ test('retry settings: attempts count the first; interval and backoff as given', 
 
 test('retryAttempts below 1 is an error naming the prop', () => {
   expect(() => ToolHandler.invokeTask(stack, 'Bad', { toolHandler: tools, retryAttempts: 0 })).toThrow(
-    '`retryAttempts` must be a whole number of at least 1, got: 0. [Flow/Bad]',
+    'Flow/Bad: `retryAttempts` must be a whole number of at least 1, got: 0.',
   );
 });

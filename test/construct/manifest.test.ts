@@ -55,21 +55,21 @@ describe('toolManifest', () => {
 describe('synth errors, at construction', () => {
   test('an allowlist name the module does not define', () => {
     expect(() => build({ tools: ['charge', 'ghost', 'phantom'] })).toThrow(
-      `\`tools\` names tools that ${ENTRY} does not define: ghost, phantom. It defines: charge, refund, lookup, internal. [Manifest/Tools]`,
+      `Manifest/Tools: \`tools\` names tools that ${ENTRY} does not define: ghost, phantom. It defines: charge, refund, lookup, internal.`,
     );
   });
 
   test('a missing handler export', () => {
     expect(() => build({ handler: 'nope' })).toThrow(
-      `\`handler\`: ${ENTRY} has no export named nope, got exports: charge, handler, internal, lookup, notAHandler, refund. ` +
-        'It needs `export const nope = toolHandler([...])`. [Manifest/Tools]',
+      `Manifest/Tools: \`handler\`: ${ENTRY} has no export named nope, got exports: charge, handler, internal, lookup, notAHandler, refund. ` +
+        'It needs `export const nope = toolHandler([...])`.',
     );
   });
 
   test('a handler export that is not a toolHandler', () => {
     expect(() => build({ handler: 'notAHandler' })).toThrow(
-      `\`handler\`: the export notAHandler of ${ENTRY} is not a handler built by toolHandler, got: function. ` +
-        "It needs `export const notAHandler = toolHandler([...])` (from 'cdk-tool-handler/lambda'). [Manifest/Tools]",
+      `Manifest/Tools: \`handler\`: the export notAHandler of ${ENTRY} is not a handler built by toolHandler, got: function. ` +
+        "It needs `export const notAHandler = toolHandler([...])` (from 'cdk-tool-handler/lambda').",
     );
   });
 });

@@ -6,7 +6,8 @@ import { ENV, TABLE } from '../../lambda/names';
 test('lib/ never re-types the shared names: it imports them from lambda/names.ts', () => {
   const dir = path.join(__dirname, '..', '..', 'lib');
   const shared = [...Object.values(ENV), TABLE.approvalKeyPrefix, TABLE.callKeyPrefix];
-  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))) {
+  const files = fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
+  for (const file of files) {
     const source = fs.readFileSync(path.join(dir, file), 'utf8');
     for (const name of shared) expect({ file, typed: source.includes(`'${name}`) }).toEqual({ file, typed: false });
   }

@@ -1,0 +1,74 @@
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sources from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { DEFAULTS } from './defaults';
+import { atPath } from './errors';
+import { ToolEventSourceOptions } from './event-source-options';
+import { allowEventBridgeToUseKey } from './queues';
+import { patternAvoidingReplies } from './reply-loop';
+import { ToolHandlerProps } from './tool-handler-props';
+import { validateEventSource } from './validation';
+
+/** The function takes tool calls from `queue` in batches, reporting each failed message (partial batch responses). */
+export function addQueueSource(fn: lambda.IFunction, queue: sqs.IQueue, props: ToolHandlerProps): void {
+  fn.addEventSource(
+    new sources.SqsEventSource(queue, {
+      batchSize: props.batchSize ?? DEFAULTS.batchSize,
+      maxBatchingWindow: props.maxBatchingWindow,
+      maxConcurrency: props.maxConcurrency,
+      reportBatchItemFailures: true,
+    }),
+  );
+}
+
+export interface EventSourceRulesOptions {
+  readonly lambdaFunction: lambda.IFunction;
+  /** The rule targets' dead-letter queue. */
+  readonly deadLetterQueue: sqs.IQueue;
+  /** The handler's props: `replyBus` (a rule there must not match replies) and `encryptionKey`. */
+  readonly props: ToolHandlerProps;
+}
+
+/**
+ * The EventBridge rules that feed the function, under `EventSources` (made with the first rule):
+ * each matching event's `detail` is one envelope.
+ */
+export class EventSourceRules {
+  private readonly ruleList: events.Rule[] = [];
+  private home?: Construct;
+
+  /** `scope` is the tool handler: the rules' errors and warnings name it. */
+  constructor(private readonly scope: Construct, private readonly options: EventSourceRulesOptions) {}
+
+  /** The rules, in the order they were added. */
+  public get rules(): events.IRule[] {
+    return [...this.ruleList];
+  }
+
+  /** Adds the rule `EventSources/<id>`; `label` names the source as the user wrote it. */
+  public add(id: string, label: string, source: ToolEventSourceOptions): events.Rule {
+    const { props } = this.options;
+    atPath(this.scope, () => validateEventSource(label, source));
+    this.home ??= new Construct(this.scope, 'EventSources');
+    if (props.encryptionKey) allowEventBridgeToUseKey(this.scope, props.encryptionKey);
+    const rule = new events.Rule(this.home, id, {
+      eventBus: source.eventBus,
+      eventPattern: patternAvoidingReplies(this.scope, label, source.eventPattern, source.eventBus, props.replyBus),
+      ruleName: source.ruleName,
+      description: source.description,
+      enabled: source.enabled,
+    });
+    rule.addTarget(
+      new targets.LambdaFunction(this.options.lambdaFunction, {
+        deadLetterQueue: this.options.deadLetterQueue,
+        retryAttempts: source.retryAttempts ?? DEFAULTS.ruleRetryAttempts,
+        maxEventAge: source.maxEventAge ?? DEFAULTS.ruleMaxEventAge,
+      }),
+    );
+    this.ruleList.push(rule);
+    return rule;
+  }
+}
