@@ -40,7 +40,7 @@ export interface ConsumerBundle {
 /** The README's tools module: the first TypeScript block under "Writing tools" that starts `// tools.ts`. */
 export function readmeToolsModule(): string {
   const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const block = /```ts\n(\/\/ tools\.ts\n[\s\S]*?)```/.exec(readme.slice(readme.indexOf('## Writing tools')));
+  const block = /```(?:ts|TypeScript)\n(\/\/ tools\.ts\n[\s\S]*?)```/.exec(readme.slice(readme.indexOf('## Writing tools')));
   if (!block) throw new Error('README.md has no ```ts block starting `// tools.ts` under "## Writing tools"');
   return block[1];
 }

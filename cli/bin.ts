@@ -14,6 +14,26 @@ function exit(code: number): void {
   process.stderr.write('', done);
 }
 
+/**
+ * Started by npm (`npx cdk-tool-handler ...`, or an npm script), this process is the child of the
+ * `sh -c` that npm runs it with, and npm hands a SIGTERM or SIGINT it gets to that shell only: on
+ * SIGTERM the shell exits and leaves this process running under another parent (SIGINT the shell
+ * waits out). So here the shell's end stands for the SIGTERM that caused it, and `local` stops
+ * cleanly (local/interrupt.ts). A process not started by npm keeps running when its parent ends
+ * (`nohup`, a shell that exits).
+ */
+function stopWithNpmShell(env: NodeJS.ProcessEnv): void {
+  if (env.npm_lifecycle_event === undefined) return;
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    process.kill(process.pid, 'SIGTERM');
+  }, 200);
+  watch.unref();
+}
+
+stopWithNpmShell(process.env);
 main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env }).then(exit, (error: unknown) => {
   process.stderr.write(`Unexpected error: ${String(error)}\n`);
   exit(1);

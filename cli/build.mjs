@@ -1,5 +1,6 @@
 // Bundles the CLI (`cli/bin.ts`) into one file, `dist/cli/cli.js`, with the AWS SDK parts it uses
-// (signer, credential chain, CloudFormation client) inside: the package needs no SDK at run time.
+// (signer, credential chain, CloudFormation client) and the MCP SDK's server (`local --mcp`; a
+// devDependency, never the runtime's) inside: the package needs neither SDK at run time.
 // `local` also needs dynalite and the SDK clients the synthesized functions load: found at run time.
 // Run from anywhere: node cli/build.mjs [outfile]   (default dist/cli/cli.js)
 import { build } from 'esbuild';

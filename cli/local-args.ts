@@ -1,5 +1,6 @@
 /** `cdk-tool-handler local [demo] ...`: its own options, parsed apart from `approvals`'. */
 import { UsageError } from '../console/errors';
+import { APPROVE_MODES, type ApproveMode } from '../local/calls';
 import type { LocalOptions } from '../local/command';
 import { COMMON_OPTIONS, parseCommandLine } from './common-options';
 
@@ -19,6 +20,11 @@ const OPTIONS = {
   'expire-every': { type: 'string' },
   principal: { type: 'string' },
   file: { type: 'string', short: 'f' },
+  mcp: { type: 'boolean' },
+  port: { type: 'string' },
+  calls: { type: 'string' },
+  approve: { type: 'string' },
+  timeout: { type: 'string' },
 } as const;
 
 export function parseLocalCommand(argv: readonly string[]): LocalCommand | { readonly kind: 'help'; readonly topic: 'local' } {
@@ -44,7 +50,16 @@ export function parseLocalCommand(argv: readonly string[]): LocalCommand | { rea
   if (values.principal !== undefined && !/^arn:aws[a-z-]*:(iam|sts)::\d{12}:.+/.test(values.principal)) {
     throw new UsageError(`--principal must be an IAM or STS principal ARN, got: ${values.principal}.`);
   }
+  const mcp = values.mcp === true;
+  if (values.port !== undefined && !mcp) throw new UsageError('--port is the MCP server\'s port: it needs --mcp.');
+  if (mcp && (demo || values.once)) throw new UsageError('--mcp serves until Ctrl-C: it cannot be used with `local demo` or --once.');
+  const port = values.port === undefined ? undefined : Number(values.port);
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
+    throw new UsageError(`--port must be a port number from 0 (any free port) to 65535, got: ${values.port}.`);
+  }
+  const scripted = parseCallsOptions(values, { demo, mcp, envelopes: texts.length > 0 });
   return {
+    ...scripted,
     kind: 'local',
     demo,
     app: values.app,
@@ -59,5 +74,31 @@ export function parseLocalCommand(argv: readonly string[]): LocalCommand | { rea
     principal: values.principal,
     envelopes,
     file: values.file,
+    mcp,
+    port,
   };
+}
+
+/** `--calls FILE [--approve all|none] [--timeout S]` (local/calls.ts), which runs on its own. */
+function parseCallsOptions(
+  values: { calls?: string; approve?: string; timeout?: string; file?: string; direct?: boolean; once?: boolean },
+  others: { demo: boolean; mcp: boolean; envelopes: boolean },
+): Pick<LocalOptions, 'calls' | 'approve' | 'timeoutSeconds'> {
+  const { calls, approve, timeout } = values;
+  if (calls === undefined) {
+    const stray = approve !== undefined ? '--approve' : timeout !== undefined ? '--timeout' : undefined;
+    if (stray) throw new UsageError(`${stray} goes with --calls FILE (it decides and times the calls of that file).`);
+    return {};
+  }
+  if (others.demo || others.mcp || others.envelopes || values.file !== undefined || values.direct) {
+    throw new UsageError('--calls takes its envelopes from its FILE only: not with `local demo`, --mcp, envelope arguments, --file or --direct.');
+  }
+  if (approve !== undefined && !(APPROVE_MODES as readonly string[]).includes(approve)) {
+    throw new UsageError(`--approve must be ${APPROVE_MODES.join(' or ')}, got: ${approve}.`);
+  }
+  const seconds = timeout === undefined ? undefined : Number(timeout);
+  if (seconds !== undefined && !(Number.isFinite(seconds) && seconds >= 1 && seconds <= 3600)) {
+    throw new UsageError(`--timeout must be a number of seconds from 1 to 3600, got: ${timeout}.`);
+  }
+  return { calls, approve: approve as ApproveMode | undefined, timeoutSeconds: seconds };
 }

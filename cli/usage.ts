@@ -53,6 +53,8 @@ Exit codes:
 export const LOCAL_USAGE = `Usage:
   cdk-tool-handler local [--app CMD | --assembly DIR] [--stack NAME] [options] [ENVELOPE_JSON ...]
   cdk-tool-handler local demo [--app CMD | --assembly DIR] [--stack NAME] [--json]
+  cdk-tool-handler local --mcp [--port N] [--app CMD | --assembly DIR] [--stack NAME] [options]
+  cdk-tool-handler local --calls FILE [--approve all|none] [--timeout S] [--app CMD | --assembly DIR] [options]
 
 Runs a stack's ToolHandler on this machine: synthesizes the app (cdk synth, with --app or the
 cdk.json here; or takes --assembly, a cdk.out directory), starts an embedded DynamoDB (dynalite)
@@ -65,6 +67,15 @@ Ctrl-C; after a decision it sends the resume envelope the stack's pipe would, an
 \`local demo\` runs the sample's whole lifecycle step by step (a call, an approval, the decision
 through the API, the resume, a denial, an expiry) and exits 1 if a step does not answer as expected.
 
+\`local --calls FILE\` runs your own calls to their end and exits: each line of FILE is one envelope
+(JSON Lines), sent as a direct invoke; every approval a call asks for is decided as --approve says,
+through the local approvals API as the run's approver (--principal), and the resume runs as the
+stack's resume path sends it. stdout gets one line per call, in FILE's order:
+  LINE TOOL ENDED [RESULT_JSON] [(APPROVAL_ID DECISION)][: MESSAGE]
+(with --json, one object per call); the run's own lines go to stderr. ENDED is ok, already_done,
+pending_approval (undecided), the error's type (ApprovalDenied, ToolUsageError, ...), timeout or
+interrupted. Exits 0 only when every call ended ok, or ApprovalDenied under --approve none.
+
 Options:
   --app CMD          The CDK app to synthesize (default: cdk.json's "app")
   --assembly DIR     A synthesized cloud assembly (skips synth)
@@ -76,12 +87,30 @@ Options:
   --expire-every S   Seconds between runs of the expirer (default 1)
   --principal ARN    Who the local approvals API says decided (default
                      arn:aws:sts::000000000000:assumed-role/Approver/alice)
+  --mcp              Also serve the stack's AgentCore Gateway target tools over MCP (Streamable
+                     HTTP) at http://127.0.0.1:<port>/mcp, as the Gateway would: its tools/list
+                     and tools/call; clients send the bearer token it prints
+  --port N           The MCP server's port (default 8931; 0 picks a free one)
+  --calls FILE       Run the envelopes of FILE (one per line) to their end, then exit (above)
+  --approve all|none With --calls: approve, or deny, every approval its calls ask for
+                     (default: leave them undecided, which ends those calls pending_approval)
+  --timeout S        With --calls: seconds each call may take from its send to its last reply,
+                     a decision and its resume included (default 60)
   --logs             Print the functions' own log lines (on stderr)
   --json             One JSON object per line on stdout
   -h, --help         Show this help
 
-Needs, besides this package: dynalite and the AWS SDK clients the functions expect from the Lambda
-runtime (@aws-sdk/client-dynamodb, lib-dynamodb, client-lambda, client-eventbridge: this package's
-own dependencies), and aws-cdk to synthesize. A stack without a reply bus gets a local one, so that
+Needs, installed in your project beside this package (npm i -D ...):
+  dynalite           the embedded DynamoDB
+  @aws-sdk/client-dynamodb @aws-sdk/lib-dynamodb @aws-sdk/client-lambda @aws-sdk/client-eventbridge
+                     the clients the functions expect from the Lambda runtime: optional peer
+                     dependencies of this package, which npm does not install by itself
+  aws-cdk            to synthesize (not needed with --assembly)
+A missing one is an error that names it. A stack without a reply bus gets a local one, so that
 replies of queued calls can be printed.
+
+SIGINT (Ctrl-C) or SIGTERM stops the run cleanly (a second one at once); started through npx, a
+SIGTERM sent to npx stops it too. Exit codes: 0 done (a serving run stopped by a signal included);
+1 failed, or with --calls a call did not end as asked; 2 bad usage; 130 or 143 stopped by SIGINT or
+SIGTERM before it was done.
 `;

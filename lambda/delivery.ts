@@ -7,6 +7,7 @@ import type { Deadline } from './deadline';
 import type { Envelope } from './envelope';
 import type { ToolHandlerError } from './errors';
 import { logCall } from './log';
+import { callMetrics, type MetricsSource } from './metrics/calls';
 import type { CallIdentity, Reply } from './reply';
 
 /** How one envelope was delivered: from where, and under which allowlist and deadline it runs. */
@@ -62,24 +63,47 @@ export interface Failed {
   readonly identity: CallIdentity;
 }
 
-/** What hands a parsed envelope to the protocol that answers it: the `ToolExecutor`. */
-export interface EnvelopeRouter {
+/**
+ * What hands a parsed envelope to the protocol that answers it: the `ToolExecutor`. Its owner and
+ * tool names, when it has them, are the dimensions of its calls' metrics.
+ */
+export interface EnvelopeRouter extends MetricsSource {
   route(envelope: Envelope, delivery: Delivery): Promise<Outcome>;
 }
 
-/** Writes the envelope's log line (§6): the call's ids, how it ended and how long it took; never args or result. */
-export function logOutcome(outcome: Outcome, delivery: Pick<Delivery, 'source' | 'messageId'>, started: number): void {
+/**
+ * Writes the envelope's log line (§6): the call's ids, how it ended and how long it took, never args
+ * or result; and its metrics (§14). `router` is the executor that ran it, `undefined` for a delivery
+ * refused before one took it (counted under the environment's owner, without a tool).
+ */
+export function logOutcome(
+  outcome: Outcome,
+  delivery: Pick<Delivery, 'source' | 'messageId'> & Partial<Pick<Delivery, 'allowed'>>,
+  started: number,
+  router?: MetricsSource,
+): void {
   const { identity } = outcome;
-  logCall({
-    tool: identity.tool ?? null,
-    run_id: identity.runId ?? null,
-    call_id: identity.callId ?? null,
-    approval_id: identity.approvalId ?? null,
-    message_id: delivery.messageId ?? null,
-    source: delivery.source,
-    ...(outcome.ok
-      ? { status: outcome.reply.status }
-      : { error: { type: outcome.error.name, message: outcome.error.message, retryable: outcome.error.retryable } }),
-    duration_ms: Date.now() - started,
-  });
+  const durationMs = Date.now() - started;
+  logCall(
+    {
+      tool: identity.tool ?? null,
+      run_id: identity.runId ?? null,
+      call_id: identity.callId ?? null,
+      approval_id: identity.approvalId ?? null,
+      message_id: delivery.messageId ?? null,
+      source: delivery.source,
+      ...(outcome.ok
+        ? { status: outcome.reply.status }
+        : { error: { type: outcome.error.name, message: outcome.error.message, retryable: outcome.error.retryable } }),
+      duration_ms: durationMs,
+    },
+    callMetrics(router, {
+      tool: identity.tool,
+      allowed: delivery.allowed,
+      failed: !outcome.ok,
+      durationMs,
+      requested: outcome.ok && outcome.reply.status === 'pending_approval',
+      duplicate: outcome.ok && outcome.kept === true,
+    }),
+  );
 }

@@ -90,7 +90,7 @@ export function parseEnvelope(payload: unknown, options: ParseEnvelopeOptions = 
     throw new ToolUsageError(
       hasTool
         ? 'Invalid envelope: has both `tool` and `approval_id`; send a call (`tool`) or a resume (`approval_id`), not both.'
-        : 'Invalid envelope: needs `tool` (a call) or `approval_id` (a resume of a decided approval).',
+        : `Invalid envelope: needs \`tool\` (a call) or \`approval_id\` (a resume of a decided approval); got ${keysOf(object)}.`,
     );
   }
   if (hasApproval) {
@@ -193,6 +193,12 @@ function describeIssue(issue: z.core.$ZodIssue, object: JsonObject, kind: string
   const key = issue.path.map(String).join('.');
   if (issue.code === 'invalid_type') return `\`${key}\` must be a ${issue.expected}, got ${describeType(object[key])}.`;
   return `\`${key}\` ${issue.message}.`;
+}
+
+/** What an object that is no envelope holds: its first top-level keys, never values. */
+function keysOf(object: JsonObject): string {
+  const keys = Object.keys(object).slice(0, 8).map((key) => JSON.stringify(key.slice(0, 40)));
+  return keys.length > 0 ? `the keys ${keys}` : 'an empty object';
 }
 
 function describeType(value: unknown): string {

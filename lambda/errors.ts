@@ -99,6 +99,17 @@ export class StoreUnavailable extends AdapterError {
   }
 }
 
+/**
+ * The state store cannot serve this request as it is set up: its table or an index is missing, its
+ * key schema differs, or the role may not use it. No retry can fix that; the message says what to.
+ */
+export class StoreMisconfigured extends AdapterError {
+  override readonly name: string = 'StoreMisconfigured';
+  constructor(message: string, options?: ToolHandlerErrorOptions) {
+    super(message, { ...options, retryable: false });
+  }
+}
+
 /** Wraps an unreachable or throttled store as a `StoreUnavailable`. */
 export function storeUnavailable(operation: string, cause: unknown): StoreUnavailable {
   const detail = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);

@@ -60,7 +60,7 @@ export async function runEnvelope(executor: EnvelopeRouter, payload: unknown, de
   } catch (error) {
     outcome = { ok: false, error: asToolHandlerError(error), identity: {} };
   }
-  logOutcome(outcome, delivery, started);
+  logOutcome(outcome, delivery, started, executor);
   return outcome;
 }
 

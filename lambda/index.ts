@@ -22,6 +22,7 @@ export {
   ToolTimeout,
   CallInProgress,
   StoreUnavailable,
+  StoreMisconfigured,
 } from './errors';
 export type { Reply, OkReply, PendingApprovalReply, AlreadyDoneReply, ErrorReply } from './reply';
 export { EventBridgeReplyPublisher, REPLY_DETAIL_TYPES } from './reply-bus';

@@ -1,6 +1,9 @@
 /**
  * Structured log lines: one JSON object per line on stdout, which CloudWatch keeps as is. Call
- * lines never carry args or result values.
+ * lines never carry args or result values. Lines with metrics carry them in CloudWatch's Embedded
+ * Metric Format (metrics/emf.ts); they go to `process.stdout` itself because, with Lambda's JSON log
+ * format, what the global `console` prints is wrapped under `message`, where CloudWatch does not
+ * look for `_aws`.
  *
  * A line is written at the end of the JavaScript turn in which its call ended, together with the
  * lines of the calls that ended in that same turn (one write instead of one per line), and before
@@ -8,6 +11,7 @@
  * lines of the calls that finished before it, a tool's own output follows the lines of the calls
  * that ended before it started, and no line waits for another invocation.
  */
+import { embed, type EmbeddedMetrics } from './metrics/emf';
 
 export interface CallLogFields {
   readonly tool: string | null;
@@ -21,8 +25,14 @@ export interface CallLogFields {
   readonly duration_ms: number;
 }
 
-export function logCall(fields: CallLogFields): void {
-  write({ level: fields.error ? 'ERROR' : 'INFO', message: 'tool call', ...fields });
+/** A call's line (§6), its metrics (§14) embedded. */
+export function logCall(fields: CallLogFields, metrics: EmbeddedMetrics): void {
+  writeLine(embed(JSON.stringify({ level: fields.error ? 'ERROR' : 'INFO', message: 'tool call', ...fields, ...metrics.members }), metrics.directive));
+}
+
+/** A line of figures only (an expirer run, a decision), its metrics embedded. */
+export function logMetrics(message: string, fields: Record<string, unknown>, metrics: EmbeddedMetrics): void {
+  writeLine(embed(JSON.stringify({ level: 'INFO', message, ...fields, ...metrics.members }), metrics.directive));
 }
 
 export function logWarning(message: string, fields: Record<string, unknown> = {}): void {
@@ -33,8 +43,12 @@ export function logWarning(message: string, fields: Record<string, unknown> = {}
 let unwritten = '';
 
 function write(line: Record<string, unknown>): void {
+  writeLine(JSON.stringify(line));
+}
+
+function writeLine(json: string): void {
   if (unwritten === '') process.nextTick(writeLogLines);
-  unwritten += `${JSON.stringify(line)}\n`;
+  unwritten += `${json}\n`;
 }
 
 /** Writes the current turn's lines now: before a tool starts, and before an invocation returns. */

@@ -20,6 +20,8 @@ export const ENV = {
   claimMaxSeconds: 'TOOL_HANDLER_CLAIM_MAX_S',
   /** Set when approval notifications may show args: `Tool Approval Requested` events then carry them. */
   notifyWithArgs: 'TOOL_HANDLER_NOTIFY_WITH_ARGS',
+  /** The CloudWatch namespace of the metrics every function writes (SPEC §14); unset means `CdkToolHandler`. */
+  metricsNamespace: 'TOOL_HANDLER_METRICS_NAMESPACE',
 } as const;
 
 /** Attributes of an approval item that the approvals engine writes (create, claim, release, complete). */
@@ -161,3 +163,10 @@ export const REPLY_EVENT_SOURCE = 'cdk-tool-handler';
  * gives the tools manifest. The construct reads it at synth from the bundle it built.
  */
 export const TOOL_MANIFEST_SYMBOL_KEY = 'cdk-tool-handler.toolManifest';
+
+/**
+ * The tool that `addToGateway` adds to a gateway target whose tools may need approval: its input is
+ * `{ approval_id }`, and the handler answers it as the resume of that approval. No user tool may
+ * take the name.
+ */
+export const RESUME_APPROVAL_TOOL = 'resume_approval';

@@ -1,4 +1,4 @@
-import { Annotations, RemovalPolicy, Token } from 'aws-cdk-lib';
+import { Annotations, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
@@ -9,7 +9,8 @@ import { ToolHandlerProps } from './tool-handler-props';
 /** The handler's approvals table: `props.approvalsTable` (checked), or a created one (`ApprovalsTable`). */
 export function approvalsTableFor(scope: Construct, props: ToolHandlerProps, removalPolicy: RemovalPolicy): dynamodb.ITable {
   if (props.approvalsTable) {
-    checkGivenTable(scope, props.approvalsTable);
+    // The resume path (autoResume) reads the stream of the table it is made for.
+    checkGivenTable(scope, props.approvalsTable, (props.autoResume ?? true) && props.approvalsResumeBus === undefined);
     return props.approvalsTable;
   }
   return createApprovalsTable(scope, 'ApprovalsTable', { encryptionKey: props.encryptionKey, removalPolicy });
@@ -59,12 +60,17 @@ export function addApprovalIndexes(table: dynamodb.Table): void {
 }
 
 /**
- * Checks a table the user passed. A `dynamodb.Table` defined in this app can be checked (its key
- * schema must be the store's: a wrong one throws; TTL on another attribute warns); any other table
- * cannot, which adds a warning.
+ * Checks a table the user passed, in the constructor (before anything is bundled), so a table with
+ * its indexes added later counts as lacking them. A `dynamodb.Table` defined in this app can be
+ * checked: a wrong key schema, a missing or different index, and (when this handler reads its stream)
+ * a missing stream or one without old images cannot work, and throw together, each saying what to
+ * change; TTL on another attribute only warns. Any other table's schema cannot be seen, which warns;
+ * without a stream ARN it cannot feed the resume path, which throws.
  */
-function checkGivenTable(scope: Construct, table: dynamodb.ITable): void {
+function checkGivenTable(scope: Construct, table: dynamodb.ITable, readsStream: boolean): void {
+  const stream = readsStream ? streamProblem(table) : undefined;
   if (!(table instanceof dynamodb.Table)) {
+    if (stream) fail(stream, scope);
     Annotations.of(scope).addWarningV2(
       'cdk-tool-handler:approvalsTableUnchecked',
       `The key schema and TTL of \`approvalsTable\` cannot be checked: it needs a String partition key "${TABLE.partitionKey}", ` +
@@ -72,29 +78,8 @@ function checkGivenTable(scope: Construct, table: dynamodb.ITable): void {
     );
     return;
   }
-  const { partitionKeys, sortKeys } = table.schemaV2();
-  const describe = (keys: dynamodb.Attribute[]) => keys.map((key) => `${key.name} (${key.type})`).join(', ') || 'none';
-  const [partitionKey] = partitionKeys;
-  if (
-    partitionKeys.length !== 1 ||
-    partitionKey.name !== TABLE.partitionKey ||
-    partitionKey.type !== dynamodb.AttributeType.STRING ||
-    sortKeys.length > 0
-  ) {
-    const sortKey = sortKeys.length > 0 ? `, sort key ${describe(sortKeys)}` : '';
-    fail(
-      `\`approvalsTable\` must have a String partition key "${TABLE.partitionKey}" and no sort key, ` +
-        `got: partition key ${describe(partitionKeys)}${sortKey}.`,
-      scope,
-    );
-  }
-  const missing = INDEXES.filter((index) => !hasIndex(table, index));
-  if (missing.length > 0) {
-    Annotations.of(scope).addWarningV2(
-      'cdk-tool-handler:approvalsTableIndex',
-      `\`approvalsTable\` lacks ${missing.map(describeIndex).join(' and ')}: listing and expiring approvals will fail.`,
-    );
-  }
+  const problems = [keySchemaProblem(table), stream, indexProblem(table)].filter((p): p is string => p !== undefined);
+  if (problems.length > 0) fail(problems.join(' '), scope);
   const cfn = table.node.defaultChild as dynamodb.CfnTable;
   const ttl = cfn.timeToLiveSpecification as dynamodb.CfnTable.TimeToLiveSpecificationProperty | undefined;
   const ttlAttribute = ttl && !Token.isUnresolved(ttl) && ttl.enabled !== false ? ttl.attributeName : undefined;
@@ -107,20 +92,100 @@ function checkGivenTable(scope: Construct, table: dynamodb.ITable): void {
   }
 }
 
-function hasIndex(table: dynamodb.Table, index: IndexLayout): boolean {
-  try {
-    const { partitionKeys, sortKeys } = table.schemaV2(index.name);
+/**
+ * Why `table` cannot feed the resume path, whose pipe reads its stream and filters on new and old
+ * images; undefined when it can (or, for a table not of this app, when its stream view cannot be seen).
+ */
+export function streamProblem(table: dynamodb.ITable): string | undefined {
+  if (!table.tableStreamArn) {
     return (
-      partitionKeys.length === 1 &&
-      partitionKeys[0].name === index.partitionKey.name &&
-      partitionKeys[0].type === dynamodb.AttributeType.STRING &&
-      sortKeys.length === 1 &&
-      sortKeys[0].name === index.sortKey.name &&
-      sortKeys[0].type === dynamodb.AttributeType.NUMBER
+      '`approvalsTable` has no stream, which `autoResume` needs: create the table with ' +
+      '`stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES` (or import it with its `tableStreamArn`), or set `autoResume: false`.'
     );
-  } catch {
-    return false; // schemaV2() throws for an index the table does not have
   }
+  if (!(table instanceof dynamodb.Table)) return undefined;
+  const spec = (table.node.defaultChild as dynamodb.CfnTable).streamSpecification as dynamodb.CfnTable.StreamSpecificationProperty | undefined;
+  const view = spec?.streamViewType;
+  if (view !== undefined && typeof view === 'string' && view !== dynamodb.StreamViewType.NEW_AND_OLD_IMAGES) {
+    return (
+      `\`approvalsTable\`'s stream must show new and old images for \`autoResume\`, got: ${view}. ` +
+      'Use `stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES`, or set `autoResume: false`.'
+    );
+  }
+  return undefined;
+}
+
+function keySchemaProblem(table: dynamodb.Table): string | undefined {
+  const { partitionKeys, sortKeys } = table.schemaV2();
+  const [partitionKey] = partitionKeys;
+  if (
+    partitionKeys.length === 1 &&
+    partitionKey.name === TABLE.partitionKey &&
+    partitionKey.type === dynamodb.AttributeType.STRING &&
+    sortKeys.length === 0
+  ) {
+    return undefined;
+  }
+  const sortKey = sortKeys.length > 0 ? `, sort key ${describeKeys(sortKeys)}` : '';
+  return (
+    `\`approvalsTable\` must have a String partition key "${TABLE.partitionKey}" and no sort key, ` +
+    `got: partition key ${describeKeys(partitionKeys)}${sortKey}.`
+  );
+}
+
+/** The indexes the API and the expirer query that `table` lacks (or has with other keys or projection), and the code that adds them. */
+function indexProblem(table: dynamodb.Table): string | undefined {
+  const missing = INDEXES.filter((index) => !hasIndex(table, index));
+  if (missing.length === 0) return undefined;
+  const found = missing.map((index) => `${index.name}: ${describeFound(table, index.name)}`).join('; ');
+  return (
+    `\`approvalsTable\` lacks ${missing.map(describeIndex).join(' and ')}, which listing and expiring approvals query, ` +
+    `got: ${found}. Add ${missing.length > 1 ? 'them' : 'it'} before passing the table: ${missing.map(addIndexCode).join('; ')} ` +
+    '(a deployed table takes one new index per deployment).'
+  );
+}
+
+function hasIndex(table: dynamodb.Table, index: IndexLayout): boolean {
+  const schema = indexSchema(table, index.name);
+  return (
+    schema !== undefined &&
+    schema.partitionKeys.length === 1 &&
+    schema.partitionKeys[0].name === index.partitionKey.name &&
+    schema.partitionKeys[0].type === dynamodb.AttributeType.STRING &&
+    schema.sortKeys.length === 1 &&
+    schema.sortKeys[0].name === index.sortKey.name &&
+    schema.sortKeys[0].type === dynamodb.AttributeType.NUMBER &&
+    projectionOf(table, index.name) === dynamodb.ProjectionType.ALL
+  );
+}
+
+function indexSchema(table: dynamodb.Table, indexName: string): dynamodb.KeySchema | undefined {
+  try {
+    return table.schemaV2(indexName);
+  } catch {
+    return undefined; // schemaV2() throws for an index the table does not have
+  }
+}
+
+/** The projection of a global secondary index of `table` as it stands now (ALL when none is given). */
+function projectionOf(table: dynamodb.Table, indexName: string): string | undefined {
+  const cfn = table.node.defaultChild as dynamodb.CfnTable;
+  const indexes = Stack.of(table).resolve(cfn.globalSecondaryIndexes) as
+    | Array<{ indexName?: string; projection?: { projectionType?: string } }>
+    | undefined;
+  const index = indexes?.find((i) => i.indexName === indexName);
+  return index === undefined ? undefined : index.projection?.projectionType ?? dynamodb.ProjectionType.ALL;
+}
+
+function describeFound(table: dynamodb.Table, indexName: string): string {
+  const schema = indexSchema(table, indexName);
+  if (schema === undefined) return 'no such index';
+  const sortKey = schema.sortKeys.length > 0 ? `, sort key ${describeKeys(schema.sortKeys)}` : '';
+  return `partition key ${describeKeys(schema.partitionKeys)}${sortKey}, projection ${projectionOf(table, indexName)}`;
+}
+
+function describeKeys(keys: dynamodb.Attribute[]): string {
+  return keys.map((key) => `${key.name} (${key.type})`).join(', ') || 'none';
 }
 
 function describeIndex(index: IndexLayout): string {
@@ -129,4 +194,13 @@ function describeIndex(index: IndexLayout): string {
 
 function describeIndexes(): string {
   return INDEXES.map(describeIndex).join(' and ');
+}
+
+/** The aws-cdk-lib call that adds `index` to a table (the projection defaults to ALL). */
+function addIndexCode(index: IndexLayout): string {
+  return (
+    `\`table.addGlobalSecondaryIndex({ indexName: '${index.name}', ` +
+    `partitionKey: { name: '${index.partitionKey.name}', type: dynamodb.AttributeType.STRING }, ` +
+    `sortKey: { name: '${index.sortKey.name}', type: dynamodb.AttributeType.NUMBER } })\``
+  );
 }

@@ -8,6 +8,7 @@ import * as pipes from 'aws-cdk-lib/aws-pipes';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct, IConstruct } from 'constructs';
 import { APPROVAL_ATTRIBUTES as A, DECISION_ATTRIBUTES as D, TABLE } from '../lambda/names';
+import { streamProblem } from './approvals-table';
 import { DEFAULTS } from './defaults';
 import { fail } from './errors';
 import { grantResumePipe } from './permissions';
@@ -31,6 +32,8 @@ export interface ResumeDecisions {
   readonly bus: events.IEventBus;
   /** The pipe's role, when this handler made the table's resume path. */
   readonly pipeRole?: iam.IRole;
+  /** The table's resume path, when this app made it (this handler or another of the table). */
+  readonly path?: ApprovalsResumePath;
 }
 
 /**
@@ -44,9 +47,10 @@ export function resumeDecisions(scope: Construct, options: ResumeDecisionsOption
   if (!(props.autoResume ?? true)) return undefined;
   let bus = props.approvalsResumeBus;
   let pipeRole: iam.IRole | undefined;
+  let path: ApprovalsResumePath | undefined;
   if (!bus) {
     const { encryptionKey } = props;
-    const path = ApprovalsResumePath.of(scope, { table: options.table, encryptionKey, removalPolicy: options.removalPolicy });
+    path = ApprovalsResumePath.of(scope, { table: options.table, encryptionKey, removalPolicy: options.removalPolicy });
     bus = path.bus;
     pipeRole = path.role;
   }
@@ -60,7 +64,7 @@ export function resumeDecisions(scope: Construct, options: ResumeDecisionsOption
   if (props.encryptionKey) allowEventBridgeToUseKey(scope, props.encryptionKey);
   // A given queue's own key, too: the resume rule sends to that queue.
   if (queue.encryptionMasterKey) allowEventBridgeToUseKey(scope, queue.encryptionMasterKey);
-  return { bus, pipeRole };
+  return { bus, pipeRole, path };
 }
 
 /** The `source` and `detail-type` of the events the resume path puts on its bus. */
@@ -122,15 +126,10 @@ export class ApprovalsResumePath extends Construct {
 
   private constructor(home: Construct, id: string, options: ApprovalsResumePathOptions, user: Construct) {
     super(home, id);
-    const streamArn = options.table.tableStreamArn;
-    if (!streamArn) {
-      fail(
-        '`approvalsTable` has no stream, which `autoResume` needs: create the table with ' +
-          '`stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES` (or import it with its `tableStreamArn`), or set `autoResume: false`.',
-        user,
-      );
-    }
-    checkStreamView(user, options.table);
+    // A given table was checked before anything was made (approvals-table.ts); this keeps the type honest.
+    const problem = streamProblem(options.table);
+    if (problem) fail(problem, user);
+    const streamArn = options.table.tableStreamArn!;
 
     this.bus = new events.EventBus(this, 'Bus', {
       description: 'cdk-tool-handler: one event per decided approval ({ approval_id, owner }), for the handlers sharing the table.',
@@ -247,20 +246,6 @@ function checkQueueTakesEvents(scope: Construct, queue: sqs.IQueue): void {
     fail(
       '`queue` is encrypted with the AWS managed key alias/aws/sqs, which EventBridge cannot use, so decided approvals ' +
         'could not be resumed: use `encryption: sqs.QueueEncryption.SQS_MANAGED` or a customer managed key, or set `autoResume: false`.',
-      scope,
-    );
-  }
-}
-
-/** A table of this app must stream new and old images: the filter reads both. */
-function checkStreamView(scope: Construct, table: dynamodb.ITable): void {
-  if (!(table instanceof dynamodb.Table)) return;
-  const spec = (table.node.defaultChild as dynamodb.CfnTable).streamSpecification as dynamodb.CfnTable.StreamSpecificationProperty | undefined;
-  const view = spec?.streamViewType;
-  if (view !== undefined && typeof view === 'string' && view !== dynamodb.StreamViewType.NEW_AND_OLD_IMAGES) {
-    fail(
-      `\`approvalsTable\`'s stream must show new and old images for \`autoResume\`, got: ${view}. ` +
-        'Use `stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES`, or set `autoResume: false`.',
       scope,
     );
   }

@@ -51,12 +51,12 @@ export class EventSourceRules {
   /** Adds the rule `EventSources/<id>`; `label` names the source as the user wrote it. */
   public add(id: string, label: string, source: ToolEventSourceOptions): events.Rule {
     const { props } = this.options;
-    atPath(this.scope, () => validateEventSource(label, source));
+    const eventPattern = checkedEventSource(this.scope, label, source, props.replyBus);
     this.home ??= new Construct(this.scope, 'EventSources');
     if (props.encryptionKey) allowEventBridgeToUseKey(this.scope, props.encryptionKey);
     const rule = new events.Rule(this.home, id, {
       eventBus: source.eventBus,
-      eventPattern: patternAvoidingReplies(this.scope, label, source.eventPattern, source.eventBus, props.replyBus),
+      eventPattern,
       ruleName: source.ruleName,
       description: source.description,
       enabled: source.enabled,
@@ -71,4 +71,18 @@ export class EventSourceRules {
     this.ruleList.push(rule);
     return rule;
   }
+}
+
+/**
+ * Checks an event source (throwing a message that names `label`, as the user wrote it) and gives the
+ * pattern its rule gets: the constructor checks `eventSources` with it before anything is bundled.
+ */
+export function checkedEventSource(
+  scope: Construct,
+  label: string,
+  source: ToolEventSourceOptions,
+  replyBus: events.IEventBus | undefined,
+): events.EventPattern {
+  atPath(scope, () => validateEventSource(label, source));
+  return patternAvoidingReplies(scope, label, source.eventPattern, source.eventBus, replyBus);
 }

@@ -1,4 +1,5 @@
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
+import { RESUME_APPROVAL_TOOL } from '../lambda/names';
 import { ManifestTool } from './manifest-reader';
 
 /**
@@ -12,7 +13,7 @@ import { ManifestTool } from './manifest-reader';
 
 const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array']);
 
-type Json = { [key: string]: any };
+export type Json = { [key: string]: any };
 
 export interface GatewayTools {
   readonly definitions: agentcore.ToolDefinition[];
@@ -41,18 +42,33 @@ export function placeholderDefinition(name: string): agentcore.ToolDefinition {
   return { name, description: name, inputSchema: { type: agentcore.SchemaDefinitionType.OBJECT } };
 }
 
-function reduce(schema: Json, at: string, warn: (message: string) => void): agentcore.SchemaDefinition {
-  const node = singleBranch(schema, at, warn);
-  const notes: string[] = [];
-  if (typeof node.description === 'string' && node.description.trim()) notes.push(node.description.trim());
-  if (Array.isArray(node.enum)) notes.push(`One of: ${node.enum.map((v: unknown) => JSON.stringify(v)).join(', ')}.`);
-  if ('const' in node) notes.push(`Must be ${JSON.stringify(node.const)}.`);
+/**
+ * `resume_approval` (SPEC §15): the Gateway carries no session to a Lambda target, so repeating a
+ * call opens a new approval; an agent gets the result of an approved call with this tool instead.
+ */
+export function resumeApprovalDefinition(): agentcore.ToolDefinition {
+  return {
+    name: RESUME_APPROVAL_TOOL,
+    description:
+      'Gets the result of a tool call that replied pending_approval, once a person has approved it: pass the ' +
+      'approval_id of that reply. Answers the result, already_done with the result, or an error saying the ' +
+      'approval is denied, not decided yet, or unknown.',
+    inputSchema: {
+      type: agentcore.SchemaDefinitionType.OBJECT,
+      properties: {
+        approval_id: { type: agentcore.SchemaDefinitionType.STRING, description: 'The approval_id of the pending_approval reply.' },
+      },
+      required: ['approval_id'],
+    },
+  };
+}
 
-  const type = typeOf(node, at, warn);
+function reduce(schema: Json, at: string, warn: (message: string) => void): agentcore.SchemaDefinition {
+  const { node, type, description } = singleTyped(schema, at, warn);
   const definition: { -readonly [K in keyof agentcore.SchemaDefinition]: agentcore.SchemaDefinition[K] } = {
     type: agentcore.SchemaDefinitionType.of(type),
   };
-  if (notes.length > 0) definition.description = notes.join(' ');
+  if (description) definition.description = description;
   if (type === 'object' && node.properties && typeof node.properties === 'object') {
     const properties: Record<string, agentcore.SchemaDefinition> = {};
     for (const [key, value] of Object.entries(node.properties as Json)) {
@@ -72,32 +88,52 @@ function reduce(schema: Json, at: string, warn: (message: string) => void): agen
   return definition;
 }
 
+/**
+ * A schema node as one typed node, as the agent hosts take it (`service` names the host in the
+ * warnings): its single branch (see `singleBranch`), its type (one of `TYPES`, else `object` with a
+ * warning) and its description, with `enum` and `const` values moved into it.
+ */
+export function singleTyped(
+  schema: Json,
+  at: string,
+  warn: (message: string) => void,
+  service = 'AgentCore',
+): { readonly node: Json; readonly type: string; readonly description?: string } {
+  const node = singleBranch(schema, at, warn, service);
+  const notes: string[] = [];
+  if (typeof node.description === 'string' && node.description.trim()) notes.push(node.description.trim());
+  if (Array.isArray(node.enum)) notes.push(`One of: ${node.enum.map((v: unknown) => JSON.stringify(v)).join(', ')}.`);
+  if ('const' in node) notes.push(`Must be ${JSON.stringify(node.const)}.`);
+  const type = typeOf(node, at, warn, service);
+  return notes.length > 0 ? { node, type, description: notes.join(' ') } : { node, type };
+}
+
 /** A union (`anyOf`, `oneOf`, a type list) as one branch: the non-null one, or the first. */
-function singleBranch(schema: Json, at: string, warn: (message: string) => void): Json {
+function singleBranch(schema: Json, at: string, warn: (message: string) => void, service: string): Json {
   const branches: Json[] | undefined = schema.anyOf ?? schema.oneOf;
   if (Array.isArray(branches) && branches.length > 0) {
     const nonNull = branches.filter((b) => !(b && b.type === 'null'));
     if (nonNull.length > 1) {
-      warn(`\`${at}\` is a union, which AgentCore does not accept: only its first branch is sent.`);
+      warn(`\`${at}\` is a union, which ${service} does not accept: only its first branch is sent.`);
     }
     const { anyOf: _a, oneOf: _o, ...rest } = schema;
-    return singleBranch({ ...rest, ...(nonNull[0] ?? { type: 'null' }) }, at, warn);
+    return singleBranch({ ...rest, ...(nonNull[0] ?? { type: 'null' }) }, at, warn, service);
   }
   if (Array.isArray(schema.type)) {
     const nonNull = schema.type.filter((t: unknown) => t !== 'null');
-    if (nonNull.length > 1) warn(`\`${at}\` is a union, which AgentCore does not accept: only its first branch is sent.`);
+    if (nonNull.length > 1) warn(`\`${at}\` is a union, which ${service} does not accept: only its first branch is sent.`);
     return { ...schema, type: nonNull[0] ?? 'null' };
   }
   return schema;
 }
 
-function typeOf(node: Json, at: string, warn: (message: string) => void): string {
+function typeOf(node: Json, at: string, warn: (message: string) => void, service: string): string {
   if (typeof node.type === 'string' && TYPES.has(node.type)) return node.type;
   const values: unknown[] = Array.isArray(node.enum) ? node.enum : 'const' in node ? [node.const] : [];
   if (values.length > 0) {
     const kinds = new Set(values.map((v) => (typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v)));
     if (kinds.size === 1 && TYPES.has([...kinds][0])) return [...kinds][0];
   }
-  warn(`\`${at}\` has no type AgentCore accepts (${node.type === undefined ? 'any value' : JSON.stringify(node.type)}): it is sent as object.`);
+  warn(`\`${at}\` has no type ${service} accepts (${node.type === undefined ? 'any value' : JSON.stringify(node.type)}): it is sent as object.`);
   return 'object';
 }

@@ -4,7 +4,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { fail } from './errors';
 import { AddToGatewayOptions } from './gateway-options';
-import { gatewayToolDefinitions, placeholderDefinition } from './gateway-schema';
+import { RESUME_APPROVAL_TOOL } from '../lambda/names';
+import { gatewayToolDefinitions, placeholderDefinition, resumeApprovalDefinition } from './gateway-schema';
 import { ManifestTool } from './manifest-reader';
 
 /** AgentCore's limit on `<target>___<tool>`, the name an MCP client sees. */
@@ -22,7 +23,8 @@ export interface GatewayTargetInput {
 }
 
 /**
- * A Lambda target of `gateway` whose inline tool schema lists the allowlisted tools.
+ * A Lambda target of `gateway` whose inline tool schema lists the allowlisted tools, and
+ * `resume_approval` when one of them may require approval (or when that is unknown: no manifest).
  * `GatewayTarget.forLambda` grants the gateway's role `lambda:InvokeFunction` on the function.
  */
 export function createGatewayTarget(scope: Construct, id: string, input: GatewayTargetInput): agentcore.GatewayTarget {
@@ -32,9 +34,17 @@ export function createGatewayTarget(scope: Construct, id: string, input: Gateway
     fail(`\`gatewayTargetName\` must be 1 to 100 characters of a-z A-Z 0-9 _ -, got: ${JSON.stringify(targetName)}.`, scope);
   }
 
+  const clash = input.allowlist.includes(RESUME_APPROVAL_TOOL) || input.manifest?.some((tool) => tool.name === RESUME_APPROVAL_TOOL);
+  if (clash) {
+    fail(
+      `\`addToGateway\` adds a tool named ${RESUME_APPROVAL_TOOL} (it resumes approvals through the Gateway), but the tools module ` +
+        'defines one of that name: rename it.',
+      scope,
+    );
+  }
+  const allowed = new Set(input.allowlist);
   let definitions: agentcore.ToolDefinition[];
   if (input.manifest) {
-    const allowed = new Set(input.allowlist);
     const reduced = gatewayToolDefinitions(input.manifest.filter((tool) => allowed.has(tool.name)));
     reduced.warnings.forEach((message) => warn('gatewaySchema', message));
     definitions = reduced.definitions;
@@ -46,6 +56,8 @@ export function createGatewayTarget(scope: Construct, id: string, input: Gateway
     );
     definitions = input.allowlist.map(placeholderDefinition);
   }
+  const mayNeedApproval = !input.manifest || input.manifest.some((tool) => allowed.has(tool.name) && tool.approval !== 'never');
+  if (mayNeedApproval) definitions.push(resumeApprovalDefinition());
   for (const { name } of definitions) {
     const qualified = `${targetName}___${name}`;
     if (qualified.length > MAX_QUALIFIED_NAME) {

@@ -1,3 +1,4 @@
+export * from './bedrock-agent-options';
 export * from './event-source-options';
 export * from './gateway-options';
 export * from './invoke-task-props';

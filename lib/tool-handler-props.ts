@@ -1,4 +1,5 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -124,8 +125,12 @@ export interface ToolHandlerProps {
    * items. It must have a String partition key `pk`, no sort key, TTL on `deleteAt`, a stream of
    * new and old images (for `autoResume`), and two global secondary indexes projecting all
    * attributes: `pendingByOwner` (String `pendingOwner`, Number `expiresAt`) and `approvalsByOwner`
-   * (String `owner`, Number `createdAt`). If it is encrypted with a customer managed key that the
-   * table object does not carry (an imported table), pass that key as `encryptionKey`.
+   * (String `owner`, Number `createdAt`). A table defined in this app that lacks the key, an index,
+   * or the stream while `autoResume` is on is a synth error naming what to add (TTL on another
+   * attribute only warns: nothing is then deleted); an imported table, whose schema cannot be seen,
+   * gets a warning, and an error only without its `tableStreamArn` while `autoResume` is on. If it
+   * is encrypted with a customer managed key that the table object does not carry (an imported
+   * table), pass that key as `encryptionKey`.
    *
    * @default - a new table: on demand, point-in-time recovery, TTL, encrypted, retained on deletion
    */
@@ -302,4 +307,95 @@ export interface ToolHandlerProps {
    * @default Duration.hours(1)
    */
   readonly maxEventAge?: Duration;
+
+  /**
+   * The CloudWatch namespace of the handler's metrics (README, "Operations": `Calls`, `Failed`,
+   * `Duration`, the approvals' figures), set as `TOOL_HANDLER_METRICS_NAMESPACE` on every function.
+   * 1 to 255 printable ASCII characters, not starting with `:` or `AWS/`.
+   *
+   * @default 'CdkToolHandler'
+   */
+  readonly metricsNamespace?: string;
+
+  /**
+   * Create the alarms that each ask a person to act (README, "Operations"): messages in a
+   * dead-letter queue, calls waiting on the queue, failing calls, throttles, a failing or stopped
+   * expirer, an approval about to expire undecided. `false` creates none: build your own from the
+   * `metric...()` methods then.
+   *
+   * @default true
+   */
+  readonly alarms?: boolean;
+
+  /**
+   * Where every alarm goes when it fires (an SNS topic action, for instance).
+   *
+   * @default - no actions: the alarms change state in CloudWatch only
+   */
+  readonly alarmActions?: cloudwatch.IAlarmAction[];
+
+  /**
+   * Messages in a dead-letter queue the construct owns (the created queue's, `eventDeadLetterQueue`,
+   * the table's resume path's) at which its alarm fires (a whole number, at least 1).
+   *
+   * @default 1
+   */
+  readonly deadLetterAlarmThreshold?: number;
+
+  /**
+   * Age of the tool queue's oldest message at which its alarm fires: calls are waiting, the
+   * handler is behind or failing (at least 1 minute, whole seconds).
+   *
+   * @default Duration.minutes(15)
+   */
+  readonly queueAgeAlarmThreshold?: Duration;
+
+  /**
+   * Percent of calls that failed (error replies and thrown errors, `Failed / Calls`) over 5
+   * minutes above which its alarm fires (more than 0, at most 100).
+   *
+   * @default 10
+   */
+  readonly failedCallsAlarmThreshold?: number;
+
+  /**
+   * Throttled invocations of the handler function in 5 minutes at which its alarm fires (a whole
+   * number, at least 1).
+   *
+   * @default 1
+   */
+  readonly throttlesAlarmThreshold?: number;
+
+  /**
+   * Failed runs of the approvals expirer per 5 minutes at which a period counts against it; its
+   * alarm fires when 2 of 3 consecutive periods do (a whole number, at least 1).
+   *
+   * @default 1
+   */
+  readonly expirerErrorsAlarmThreshold?: number;
+
+  /**
+   * How long the expirer's figures may be missing before its alarm fires: the expirer runs every
+   * 4 minutes, and a run that fails or never starts writes none (a whole number of 5-minute
+   * periods, at least 10 minutes).
+   *
+   * @default Duration.minutes(15)
+   */
+  readonly expirerSilenceAlarmThreshold?: Duration;
+
+  /**
+   * Age of the oldest pending approval at which its alarm fires: approvers must decide before it
+   * expires (whole seconds, at least 1 second, less than `approvalTtl`).
+   *
+   * @default - 80% of `approvalTtl`
+   */
+  readonly pendingApprovalAgeAlarmThreshold?: Duration;
+
+  /**
+   * Create a CloudWatch dashboard for the handler (README, "Operations"): calls, failures and
+   * duration per tool, the approvals' figures, the queues and a table of the latest failures.
+   *
+   * @default false
+   */
+  readonly dashboard?: boolean;
 }

@@ -1,5 +1,7 @@
 import { Names, RemovalPolicy } from 'aws-cdk-lib';
+import * as bedrock from 'aws-cdk-lib/aws-bedrock';
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -12,8 +14,10 @@ import { acknowledgeRoleFindings } from './acknowledgements';
 import { approvalsTableFor } from './approvals-table';
 import { ApprovalsService } from './approvals-service';
 import { resumeDecisions } from './auto-resume';
+import { addBedrockActionGroup, bedrockFunctionSchema } from './bedrock-agent';
+import { AddToBedrockAgentOptions } from './bedrock-agent-options';
 import { ToolEventSourceOptions } from './event-source-options';
-import { addQueueSource, EventSourceRules } from './event-sources';
+import { addQueueSource, checkedEventSource, EventSourceRules } from './event-sources';
 import { ExpirySchedule } from './expiry';
 import { AddToGatewayOptions } from './gateway-options';
 import { createGatewayTarget } from './gateway-target';
@@ -22,6 +26,7 @@ import { createInvokeTask, FINAL_TOOL_ERRORS, RETRYABLE_TOOL_ERRORS } from './in
 import { ToolInvokeTaskProps } from './invoke-task-props';
 import { ManifestTool } from './manifest-reader';
 import { notifyApprovers } from './notifications';
+import { addOperations, HandlerMetrics, operationsSettings } from './operations';
 import { grantInvokeHandler, grantReadApprovals, handlerStatements } from './permissions';
 import { toolQueuesFor } from './queues';
 import { readToolManifest, toManifestEntry } from './read-tool-manifest';
@@ -124,15 +129,33 @@ export class ToolHandler extends Construct implements IToolHandler {
    */
   public readonly toolManifest?: ToolManifestEntry[];
 
+  /**
+   * The alarms that ask a person to act (README, "Operations"), each named for what to do.
+   *
+   * @default - none when `alarms` is false
+   */
+  public readonly alarms: cloudwatch.Alarm[];
+
+  /**
+   * The handler's CloudWatch dashboard.
+   *
+   * @default - undefined unless `dashboard` is true
+   */
+  public readonly dashboard?: cloudwatch.Dashboard;
+
   private readonly manifestTools?: ManifestTool[];
+  private readonly metrics: HandlerMetrics;
   private readonly props: ToolHandlerProps;
   private readonly eventSources: EventSourceRules;
   private gatewayTargets = 0;
+  private bedrockAgents = 0;
 
   constructor(scope: Construct, id: string, props: ToolHandlerProps) {
     super(scope, id);
     this.props = props;
     const settings = checkedSettings(this, props);
+    const operations = operationsSettings(this, props, settings);
+    (props.eventSources ?? []).forEach((source, i) => checkedEventSource(this, `eventSources[${i}]`, source, props.replyBus));
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
 
     this.approvalsTable = approvalsTableFor(this, props, removalPolicy);
@@ -151,6 +174,13 @@ export class ToolHandler extends Construct implements IToolHandler {
     this.approvalsApi = approvals.api;
     this.approvalsApiUrl = approvals.apiUrl.url;
 
+    // Everything that checks props comes before the function, whose bundling takes seconds.
+    const resume = resumeDecisions(this, {
+      props, table, owner, queue: this.queue, deadLetterQueue: this.eventDeadLetterQueue, removalPolicy,
+    });
+    this.approvalsResumeBus = resume?.bus;
+    notifyApprovers(this, props, { deadLetterQueue: this.eventDeadLetterQueue, apiUrlOutput: approvals.apiUrlOutput });
+
     const fn = createHandlerFunction(this, props, {
       settings, table, owner, engine: approvals.engine, removalPolicy, onFailureQueue: this.eventDeadLetterQueue,
     });
@@ -163,11 +193,6 @@ export class ToolHandler extends Construct implements IToolHandler {
     for (const user of [fn, approvals.engine, approvals.api, approvals.expirer]) key?.grantEncryptDecrypt(user);
     if (props.replyBus) publishReplies(this, fn, props.replyBus);
 
-    const resume = resumeDecisions(this, {
-      props, table, owner, queue: this.queue, deadLetterQueue: this.eventDeadLetterQueue, removalPolicy,
-    });
-    this.approvalsResumeBus = resume?.bus;
-    notifyApprovers(this, props, { deadLetterQueue: this.eventDeadLetterQueue, apiUrlOutput: approvals.apiUrlOutput });
     acknowledgeRoleFindings({
       handler: fn,
       otherRoles: [approvals.engine.role, approvals.api.role, approvals.expirer.role, resume?.pipeRole],
@@ -177,6 +202,12 @@ export class ToolHandler extends Construct implements IToolHandler {
 
     this.eventSources = new EventSourceRules(this, { lambdaFunction: fn, deadLetterQueue: this.eventDeadLetterQueue, props });
     (props.eventSources ?? []).forEach((source, i) => this.eventSources.add(`EventSource${i}`, `eventSources[${i}]`, source));
+
+    ({ metrics: this.metrics, alarms: this.alarms, dashboard: this.dashboard } = addOperations(this, operations, {
+      owner, tools: props.tools, handler: fn, approvalFunctions: [approvals.engine, approvals.api, approvals.expirer], expirer: approvals.expirer,
+      queue: this.queue, toolDeadLetterQueue: this.deadLetterQueue, toolQueueCreated: props.queue === undefined,
+      eventDeadLetterQueue: this.eventDeadLetterQueue, resumePath: resume?.path,
+    }));
   }
 
   /** The EventBridge rules that feed the function, in the order they were added. */
@@ -208,6 +239,30 @@ export class ToolHandler extends Construct implements IToolHandler {
       manifest: this.manifestTools,
       options,
     });
+  }
+
+  /**
+   * The action group's functions for Amazon Bedrock Agents (function details), from the tools
+   * manifest: each allowlisted tool with its description and a parameter per top-level arg (type,
+   * description, whether required). An object-typed arg becomes a string parameter holding its JSON,
+   * and a tool whose name (or an arg's) Bedrock does not accept is left out, each with a synth
+   * warning (`cdk-tool-handler:bedrockSchema`). `addToBedrockAgent` uses it.
+   */
+  public bedrockFunctionSchema(): bedrock.CfnAgent.FunctionSchemaProperty {
+    return bedrockFunctionSchema(this, this.manifestTools, this.props.tools);
+  }
+
+  /**
+   * Adds an action group for this handler to an Amazon Bedrock agent: its functions are
+   * `bedrockFunctionSchema()`, its executor this handler's function, and the Bedrock service may
+   * invoke the function for that agent only (a Lambda permission for `bedrock.amazonaws.com` with the
+   * agent's ARN as source; construct id `InvokeByBedrockAgent`, then `InvokeByBedrockAgent2`, ...).
+   * The agent must list its action groups as an array (or none). Returns the action group added.
+   */
+  public addToBedrockAgent(agent: bedrock.CfnAgent, options: AddToBedrockAgentOptions = {}): bedrock.CfnAgent.AgentActionGroupProperty {
+    this.bedrockAgents++;
+    const id = this.bedrockAgents === 1 ? 'InvokeByBedrockAgent' : `InvokeByBedrockAgent${this.bedrockAgents}`;
+    return addBedrockActionGroup(this, id, agent, this.lambdaFunction, this.bedrockFunctionSchema(), options);
   }
 
   /** Lets `grantee` send tool calls to the queue (`sqs:SendMessage`, and the key if any). */
@@ -242,6 +297,56 @@ export class ToolHandler extends Construct implements IToolHandler {
    */
   public grantReadApprovals(grantee: iam.IGrantable): iam.Grant {
     return grantReadApprovals(grantee, this.approvalsTable, this.owner, this.tableKey());
+  }
+
+  /**
+   * Calls of the handler (README, "Operations"): every call, or, with `tool`, the calls of that
+   * allowlisted tool.
+   *
+   * @param tool a name of `tools`. Default: every call, whatever tool it names
+   * @param props metric options. Default: Sum over 5 minutes
+   */
+  public metricCalls(tool?: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metrics.calls(tool, props);
+  }
+
+  /**
+   * Failed calls: error replies and thrown errors (1 each; a call that did not fail counts 0, so the
+   * Average is the failed share).
+   *
+   * @param tool a name of `tools`. Default: every call, whatever tool it names
+   * @param props metric options. Default: Sum over 5 minutes
+   */
+  public metricFailed(tool?: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metrics.failed(tool, props);
+  }
+
+  /**
+   * How long calls took, in milliseconds, from the envelope's arrival to its outcome.
+   *
+   * @param tool a name of `tools`. Default: every call, whatever tool it names
+   * @param props metric options. Default: Average over 5 minutes
+   */
+  public metricDuration(tool?: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metrics.duration(tool, props);
+  }
+
+  /**
+   * Approvals of this handler still pending, as the expirer counts them every run (every 4 minutes).
+   *
+   * @param props metric options. Default: Maximum over 5 minutes
+   */
+  public metricPendingApprovals(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metrics.pendingApprovals(props);
+  }
+
+  /**
+   * Age of the oldest pending approval, in seconds (0 when none), as the expirer finds it every run.
+   *
+   * @param props metric options. Default: Maximum over 5 minutes
+   */
+  public metricOldestPendingApprovalAge(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metrics.oldestPendingApprovalAge(props);
   }
 
   /**

@@ -6,7 +6,10 @@
 import * as fs from 'node:fs';
 import { CliError, EXIT_FAILED, EXIT_OK, UsageError } from '../console/errors';
 import { writeLine, type CliIo } from '../console/io';
+import { DEFAULT_CALL_TIMEOUT_S, readCallsFile, reportCalls, runCalls, type ApproveMode, type CallLine } from './calls';
 import { runDemo } from './demo';
+import { interrupted, interruption, unlessInterrupted } from './interrupt';
+import { DEFAULT_MCP_PORT, startMcpServer, type LocalMcpServer } from './mcp-server';
 import { loadDynalite, sdkNodePath } from './modules';
 import { formatLine, type LocalLine } from './print';
 import { LocalRun } from './runtime';
@@ -31,27 +34,41 @@ export interface LocalOptions {
   readonly envelopes: readonly unknown[];
   /** `--file`'s path, read by the command. */
   readonly file?: string;
+  /** `--mcp`: also serve the gateway targets' tools over MCP (Streamable HTTP) until Ctrl-C. @default false */
+  readonly mcp?: boolean;
+  /** `--port`: the MCP server's port; 0 picks a free one. @default DEFAULT_MCP_PORT */
+  readonly port?: number;
+  /** `--calls`: a file of envelopes, one per line, each run to its end (local/calls.ts). @default - none */
+  readonly calls?: string;
+  /** `--approve`: how `--calls` decides the approvals its calls ask for. @default - left undecided */
+  readonly approve?: ApproveMode;
+  /** `--timeout`: seconds each call of `--calls` may take. @default DEFAULT_CALL_TIMEOUT_S */
+  readonly timeoutSeconds?: number;
 }
 
 export async function localCommand(options: LocalOptions, io: CliIo): Promise<number> {
   const envelopes = [...options.envelopes, ...readFileEnvelopes(options.file)];
+  const calls = options.calls === undefined ? undefined : readCallsFile(options.calls);
   const print = printer(options, io);
   // What the run needs besides the CLI: checked before a synth that would be wasted.
   loadDynalite();
   sdkNodePath();
   let assembly = options.assembly ?? assemblyNamedByApp(options.app, process.cwd());
   let synthesized: string | undefined;
-  if (assembly === undefined) {
-    print({ type: 'info', message: `synthesizing: cdk synth${options.app ? ` --app ${JSON.stringify(options.app)}` : ''} ...` });
-    const started = Date.now();
-    assembly = synthesized = await synthesize({ app: options.app, cwd: process.cwd(), env: io.env });
-    print({ type: 'info', message: `synthesized in ${((Date.now() - started) / 1000).toFixed(1)} s` });
-  } else if (!fs.existsSync(assembly)) {
-    throw new CliError(`--assembly ${assembly} does not exist.`);
-  }
+  // SIGINT and SIGTERM stop the run cleanly from here on (local/interrupt.ts).
+  const interrupt = interruption();
   try {
-    return await runAssembly(options, assembly, envelopes, io, print);
+    if (assembly === undefined) {
+      print({ type: 'info', message: `synthesizing: cdk synth${options.app ? ` --app ${JSON.stringify(options.app)}` : ''} ...` });
+      const started = Date.now();
+      assembly = synthesized = await synthesize({ app: options.app, cwd: process.cwd(), env: io.env, signal: interrupt.signal });
+      print({ type: 'info', message: `synthesized in ${((Date.now() - started) / 1000).toFixed(1)} s` });
+    } else if (!fs.existsSync(assembly)) {
+      throw new CliError(`--assembly ${assembly} does not exist.`);
+    }
+    return await runAssembly(options, assembly, envelopes, io, print, { calls, signal: interrupt.signal });
   } finally {
+    interrupt.dispose();
     // The temporary assembly of our own synth goes with the run.
     if (synthesized) fs.rmSync(synthesized, { recursive: true, force: true });
   }
@@ -63,7 +80,9 @@ async function runAssembly(
   envelopes: readonly unknown[],
   io: CliIo,
   print: (line: LocalLine) => void,
+  scripted: { readonly calls?: readonly CallLine[]; readonly signal: AbortSignal },
 ): Promise<number> {
+  const { calls, signal } = scripted;
   const run = await LocalRun.start({
     assembly,
     stack: options.stack,
@@ -72,16 +91,23 @@ async function runAssembly(
     expireEverySeconds: options.demo ? Math.min(options.expireEverySeconds, 0.5) : options.expireEverySeconds,
     print,
   });
+  let mcp: LocalMcpServer | undefined;
   try {
-    if (options.demo) return (await runDemo(run, print)) ? EXIT_OK : EXIT_FAILED;
+    if (signal.aborted) throw interrupted(signal);
+    if (calls) {
+      const timeoutSeconds = options.timeoutSeconds ?? DEFAULT_CALL_TIMEOUT_S;
+      return reportCalls(await runCalls(run, calls, { approve: options.approve, timeoutSeconds, signal }), io, options.json, signal);
+    }
+    if (options.demo) return (await unlessInterrupted(signal, runDemo(run, print))) ? EXIT_OK : EXIT_FAILED;
     if (envelopes.length > 0) {
-      await run.send(envelopes, { direct: options.direct });
-      await run.settled();
+      await unlessInterrupted(signal, run.send(envelopes, { direct: options.direct }).then(() => run.settled()));
     }
     if (options.once) return EXIT_OK;
+    mcp = options.mcp ? await startMcpServer(run, { assembly, port: options.port ?? DEFAULT_MCP_PORT, print }) : undefined;
     await serve(run, io, print);
     return EXIT_OK;
   } finally {
+    await mcp?.close();
     await run.stop();
   }
 }
@@ -101,11 +127,13 @@ function readFileEnvelopes(file: string | undefined): unknown[] {
 function printer(options: LocalOptions, io: CliIo): (line: LocalLine) => void {
   return (line) => {
     if (line.type === 'log' && !options.logs) return;
+    // With --calls, stdout holds the calls' results only (local/calls.ts): the run's own lines go to stderr.
+    const progress = options.calls === undefined ? io.stdout : io.stderr;
     if (options.json) {
-      writeLine(line.type === 'log' ? io.stderr : io.stdout, JSON.stringify(line));
+      writeLine(line.type === 'log' ? io.stderr : progress, JSON.stringify(line));
       return;
     }
-    writeLine(line.type === 'log' || line.type === 'info' ? io.stderr : io.stdout, formatLine(line));
+    writeLine(line.type === 'log' || line.type === 'info' ? io.stderr : progress, formatLine(line));
   };
 }
 

@@ -2,16 +2,17 @@
  * `cdk-tool-handler local demo` (`npm run demo`): the sample's whole approval lifecycle through the
  * local run, step by step, each checked: a plain call, a call that needs approval, the pending list
  * and the decision through the approvals API (SigV4, as a named IAM principal), the automatic
- * resume and its `ok`, a second resume's `already_done`, a denial, an expiry. Returns whether every
- * step answered as expected.
+ * resume and its `ok`, a second resume's `already_done`, a denial, an expiry; then the metrics the
+ * run's functions emitted, per tool. Returns whether every step answered as expected.
  */
 import { ApiError } from '../approvals-client/api-error';
 import { ApprovalsClient } from '../approvals-client/client';
 import { toEndpoint } from '../approvals-client/endpoint';
-import type { ApprovalRecord } from '../approvals-client/record';
 import { APPROVAL_EXPIRED_DETAIL_TYPE } from '../lambda/reply-bus';
 import type { LocalLine } from './print';
+import { metricsTable, runMetrics } from './run-metrics';
 import type { LocalRun } from './runtime';
+import { decide, waitFor } from './scripting';
 
 /** The engine's approval TTL for the expiry step (the demo restarts the engine with it). */
 export const DEMO_EXPIRY_TTL_S = 2;
@@ -142,21 +143,7 @@ export async function runDemo(run: LocalRun, print: (line: LocalLine) => void): 
     return false;
   }
   say(`demo: all ${steps} steps answered as expected in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+  say('metrics this run emitted (SPEC §14; CloudWatch reads them from these log lines):');
+  for (const row of metricsTable(runMetrics(run.lines))) say(row);
   return true;
-}
-
-async function decide(client: ApprovalsClient, id: string, approved: boolean, reason: string): Promise<ApprovalRecord> {
-  const shown = await client.get(id);
-  return client.decide(id, { approved, reason, fingerprint: shown.fingerprint });
-}
-
-/** Polls `probe` every 50 ms until it gives a value, or `ms` pass (then `undefined`). */
-async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, ms: number): Promise<T | undefined> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) return undefined;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }

@@ -114,7 +114,11 @@ export class FunctionSandbox {
     return this.started;
   }
 
-  async invoke(event: unknown): Promise<InvokeOutcome> {
+  /**
+   * Invokes the function with `event`; `options.clientContext` becomes `context.clientContext`, as
+   * Lambda gives a caller's client context to the function (AgentCore Gateway names the tool there).
+   */
+  async invoke(event: unknown, options: { readonly clientContext?: unknown } = {}): Promise<InvokeOutcome> {
     await this.started;
     const id = randomUUID();
     const timeoutMs = this.spec.timeoutSeconds * 1000;
@@ -127,7 +131,7 @@ export class FunctionSandbox {
         clearTimeout(timer);
         resolve(outcome);
       });
-      this.sandbox.post({ id, event, requestId: randomUUID(), timeoutMs });
+      this.sandbox.post({ id, event, requestId: randomUUID(), timeoutMs, clientContext: options.clientContext });
     });
   }
 
@@ -141,6 +145,8 @@ export class FunctionSandbox {
   async stop(): Promise<void> {
     this.sandbox.events.removeAllListeners('exit');
     await this.sandbox.stop();
+    // Invokes still running end now, not at their timeout (whose timer would keep the process up).
+    this.failAll(new Error('stopped'));
   }
 
   private failAll(error: Error): void {

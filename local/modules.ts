@@ -1,8 +1,9 @@
 /**
  * What `local` needs besides the CLI's bundle, found at run time: dynalite (the embedded DynamoDB)
  * and the `@aws-sdk/*` clients that the synthesized bundles leave to the Lambda runtime. They are
- * looked up from this package (which depends on the four SDK clients) and from the current
- * directory's project; a missing one is an error that says what to install.
+ * looked up from this package's installation and from the current directory's project (the SDK
+ * clients are optional peers of the package: the project installs them); a missing one is an error
+ * that says what to install.
  */
 import { createRequire } from 'node:module';
 import * as path from 'node:path';

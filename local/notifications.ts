@@ -1,8 +1,9 @@
 /**
  * The reply bus's rules that notify an SNS topic (SPEC §10, `approvalNotifications`): each bus event
  * is matched against those rules' patterns and, where one matches, the message the rule's input
- * transformer would send is printed instead of being published. A rule whose pattern the stand-in
- * cannot evaluate is set aside at the start, with the reason, never answered "no match".
+ * transformer would send is printed instead of being published, its approve line made local
+ * (`--local` for `--stack`). A rule whose pattern the stand-in cannot evaluate is set aside at the
+ * start, with the reason, never answered "no match".
  */
 import { randomUUID } from 'node:crypto';
 import type { Template } from './assembly';
@@ -94,5 +95,16 @@ export function notificationsFor(rules: readonly TopicRule[], event: BusEvent): 
 
 function render(rule: TopicRule, envelope: Record<string, unknown>): string {
   if (rule.input.template === undefined) return rule.input.text ?? JSON.stringify(envelope);
-  return renderInput({ paths: rule.input.paths ?? {}, template: rule.input.template }, envelope);
+  return localCommands(renderInput({ paths: rule.input.paths ?? {}, template: rule.input.template }, envelope));
+}
+
+/** `npx cdk-tool-handler approvals … --stack NAME [--output ID]`, the cloud's line: */
+const CLOUD_APPROVALS_LINE = /(npx cdk-tool-handler approvals \S+ \S+) --stack \S+(?: --output \S+)?/g;
+
+/**
+ * The message with the CLI lines that work here: the template's approve line reaches the deployed
+ * stack (`--stack`), which a local run is not, so it is printed with `--local` instead.
+ */
+export function localCommands(message: string): string {
+  return message.replace(CLOUD_APPROVALS_LINE, '$1 --local');
 }

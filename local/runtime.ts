@@ -68,6 +68,7 @@ export class LocalRun {
   private queueArn = `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT}:local-tool-queue`;
   private readonly pending = new Set<Promise<unknown>>();
   private readonly credentials = newRunCredentials();
+  private stopping = false;
   stackName = '';
 
   private constructor(private readonly options: LocalRunOptions) {}
@@ -121,6 +122,8 @@ export class LocalRun {
   }
 
   private emit(line: LocalLine): void {
+    // What invokes cut short by the stop answer is not news.
+    if (this.stopping) return;
     this.lines.push(line);
     this.options.print(line);
   }
@@ -271,15 +274,20 @@ export class LocalRun {
     return [...this.sandboxes.values()].find((w) => w.spec.label === label);
   }
 
+  /** The handler function's logical id in the stack's template. */
+  get handlerLogicalId(): string {
+    return this.parts.handler.logicalId;
+  }
+
+  /** Invokes the handler once with `event` and a client context (what AgentCore Gateway sends), and returns how it ended. */
+  invokeHandler(event: unknown, clientContext: unknown): Promise<InvokeOutcome> {
+    return this.sandbox('handler')!.invoke(event, { clientContext });
+  }
+
   /** Sends envelopes to the handler: one SQS batch (as the queue's event source mapping would), or one direct invoke each. */
   async send(envelopes: readonly unknown[], options: { direct?: boolean } = {}): Promise<void> {
-    const handler = this.sandbox('handler')!;
     if (options.direct) {
-      for (const envelope of envelopes) {
-        this.emit({ type: 'call', envelope, via: 'direct' });
-        const outcome = await handler.invoke(envelope);
-        this.emit(outcome.ok ? { type: 'reply', reply: outcome.result, via: 'direct' } : { type: 'thrown', error: outcome.error });
-      }
+      for (const envelope of envelopes) await this.invoke(envelope);
       return;
     }
     const records = envelopes.map((envelope) => {
@@ -289,6 +297,14 @@ export class LocalRun {
       return this.sqsRecord(body, e?.approval_id ?? e?.run_id ?? 'local');
     });
     await this.deliver(records);
+  }
+
+  /** One direct invoke of the handler with `envelope`: its reply, or the error it threw. */
+  async invoke(envelope: unknown): Promise<InvokeOutcome> {
+    this.emit({ type: 'call', envelope, via: 'direct' });
+    const outcome = await this.sandbox('handler')!.invoke(envelope);
+    this.emit(outcome.ok ? { type: 'reply', reply: outcome.result, via: 'direct' } : { type: 'thrown', error: outcome.error });
+    return outcome;
   }
 
   private sqsRecord(body: string, groupId: string, deduplicationId?: string): Record<string, unknown> {
@@ -391,6 +407,7 @@ export class LocalRun {
 
   async stop(): Promise<void> {
     if (this.expiring) clearInterval(this.expiring);
+    this.stopping = true;
     await this.settled().catch(() => undefined);
     await Promise.all([...this.sandboxes.values()].map((w) => w.stop().catch(() => undefined)));
     await this.url?.close().catch(() => undefined);

@@ -29,7 +29,7 @@ require('node:module')._initPaths();
 const mod = require(data.file);
 const handler = mod[data.exportName];
 if (typeof handler !== 'function') throw new Error(data.file + ' exports no function ' + data.exportName);
-parent.on('message', async ({ id, event, requestId, timeoutMs }) => {
+parent.on('message', async ({ id, event, requestId, timeoutMs, clientContext }) => {
   const end = Date.now() + timeoutMs;
   const context = {
     awsRequestId: requestId,
@@ -39,6 +39,7 @@ parent.on('message', async ({ id, event, requestId, timeoutMs }) => {
     memoryLimitInMB: String(data.memoryMb),
     callbackWaitsForEmptyEventLoop: true,
     getRemainingTimeInMillis: () => Math.max(0, end - Date.now()),
+    ...(clientContext === undefined ? {} : { clientContext }),
   };
   try {
     const result = await handler(event, context);

@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createRequire } from 'node:module';
 import { CliError } from '../console/errors';
+import { interrupted } from './interrupt';
 
 /** `--app` may name a cloud assembly already (as for the CDK CLI): nothing to synthesize then. */
 export function assemblyNamedByApp(app: string | undefined, cwd: string): string | undefined {
@@ -13,7 +14,13 @@ export function assemblyNamedByApp(app: string | undefined, cwd: string): string
   return fs.existsSync(path.join(dir, 'manifest.json')) ? dir : undefined;
 }
 
-export async function synthesize(input: { app?: string; cwd: string; env: Readonly<Record<string, string | undefined>> }): Promise<string> {
+export async function synthesize(input: {
+  app?: string;
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Stops the synth (its `cdk` process) and removes its output. @default - runs to its end */
+  signal?: AbortSignal;
+}): Promise<string> {
   if (input.app === undefined && !fs.existsSync(path.join(input.cwd, 'cdk.json'))) {
     throw new CliError('Nothing to synthesize: no cdk.json here. Pass --app "<command>" or --assembly <cdk.out directory>.');
   }
@@ -24,14 +31,19 @@ export async function synthesize(input: { app?: string; cwd: string; env: Readon
   for (const [k, v] of Object.entries(input.env)) if (v !== undefined) env[k] = v;
   env.CDK_DISABLE_CLI_TELEMETRY = 'true';
   const output = await new Promise<{ code: number | null; text: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [cdk, ...args], { cwd: input.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cdk, ...args], { cwd: input.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], signal: input.signal });
     let text = '';
     child.stdout.on('data', (c: Buffer) => (text += c.toString('utf8')));
     child.stderr.on('data', (c: Buffer) => (text += c.toString('utf8')));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, text }));
+  }).catch((error: unknown) => {
+    fs.rmSync(outdir, { recursive: true, force: true });
+    throw input.signal?.aborted ? interrupted(input.signal) : error;
   });
-  if (output.code !== 0) {
+  if (output.code !== 0 || input.signal?.aborted) {
+    fs.rmSync(outdir, { recursive: true, force: true });
+    if (input.signal?.aborted) throw interrupted(input.signal);
     throw new CliError(`\`cdk ${args.join(' ')}\` failed (exit ${output.code}):\n${output.text.trim().split('\n').slice(-30).join('\n')}`);
   }
   return outdir;

@@ -4,6 +4,7 @@
  * exactly the tool and args the approver saw.
  */
 import type { ApprovalsClient } from '../../approvals-client/client';
+import type { Target } from '../args';
 import { CliError, UsageError } from '../../console/errors';
 import { escapeText as esc, printableJson } from '../../console/escape';
 import { writeLine, type CliIo } from '../../console/io';
@@ -11,6 +12,8 @@ import { confirm } from '../confirm';
 import { formatDetails, shortTime } from '../format';
 
 export interface DecideInput {
+  /** Where the API is: the refusal's suggestion repeats it. @default - not shown */
+  readonly target?: Target;
   readonly id: string;
   readonly approved: boolean;
   readonly reason?: string;
@@ -24,8 +27,22 @@ export function checkCanConfirm(io: CliIo, input: DecideInput): void {
   const verb = input.approved ? 'approve' : 'deny';
   throw new UsageError(
     `Refusing to ${verb} without confirmation: stdin is not a terminal. ` +
-      `Check the approval with \`approvals show ${input.id}\`, then pass --yes to ${verb} it without asking.`,
+      `Check the approval with \`approvals show ${input.id}${targetOptions(input.target)}\`, then pass --yes to ${verb} it without asking.`,
   );
+}
+
+/** The options that name `target` again, for a command line to suggest (` --local`, ` --stack S`, ...). */
+function targetOptions(target: Target | undefined): string {
+  switch (target?.kind) {
+    case 'local':
+      return ' --local';
+    case 'stack':
+      return ` --stack ${target.stack}${target.output ? ` --output ${target.output}` : ''}${target.region ? ` --region ${target.region}` : ''}`;
+    case 'url':
+      return ` --url ${target.url}${target.region ? ` --region ${target.region}` : ''}`;
+    default:
+      return '';
+  }
 }
 
 export async function decideCommand(client: ApprovalsClient, io: CliIo, input: DecideInput): Promise<void> {

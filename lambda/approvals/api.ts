@@ -4,7 +4,9 @@
  */
 import type { APIGatewayProxyStructuredResultV2 as LambdaFunctionURLResult, LambdaFunctionURLEventWithIAMAuthorizer as LambdaFunctionURLEvent } from 'aws-lambda';
 import * as z from 'zod';
-import { ApprovalNotFound, StoreUnavailable, ToolHandlerError, ToolUsageError } from '../errors';
+import { ApprovalNotFound, StoreMisconfigured, StoreUnavailable, ToolHandlerError, ToolUsageError } from '../errors';
+import { logMetrics, writeLogLines } from '../log';
+import { decisionMetrics, type MetricsTarget } from '../metrics/approvals';
 import { approvalMissing, DecisionRefused } from '../stores/store-errors';
 import { MAX_PAGE_LIMIT } from '../stores/options';
 import type { ApprovalStatus, ApprovalStore } from '../stores/types';
@@ -12,6 +14,8 @@ import { toApiRecord } from './api-record';
 
 export interface ApprovalsApiOptions {
   readonly store: ApprovalStore;
+  /** Whose decisions are counted, in which namespace (SPEC §14). @default - no metrics line */
+  readonly metrics?: MetricsTarget;
 }
 
 export type ApprovalsApi = (event: LambdaFunctionURLEvent) => Promise<LambdaFunctionURLResult>;
@@ -83,6 +87,10 @@ export function approvalsApi(options: ApprovalsApiOptions): ApprovalsApi {
       fingerprint: body.fingerprint,
       ...(body.reason === undefined ? {} : { reason: body.reason }),
     });
+    if (options.metrics) {
+      logMetrics('approval decided', { approval_id: approvalId }, decisionMetrics(options.metrics, body.approved));
+      writeLogLines();
+    }
     return toApiRecord(record);
   }
 
@@ -141,6 +149,8 @@ function asHttpError(error: unknown): HttpError {
   if (error instanceof ApprovalNotFound) return new HttpError(404, 'not_found', error.message);
   if (error instanceof DecisionRefused) return new HttpError(409, error.conflict, error.message);
   if (error instanceof ToolUsageError) return badRequest(error.message);
+  // A table that cannot serve the request: no retry helps, and the message says what to fix.
+  if (error instanceof StoreMisconfigured) return new HttpError(500, 'misconfigured', error.message);
   if (error instanceof StoreUnavailable) return new HttpError(503, 'unavailable', error.message);
   if (error instanceof ToolHandlerError && error.retryable) return new HttpError(503, 'unavailable', error.message);
   return new HttpError(500, 'internal', 'The approvals API failed; see its logs.');

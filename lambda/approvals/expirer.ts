@@ -1,8 +1,10 @@
 /**
  * The expirer: run on a schedule, it marks undecided approvals past their expiry as `expired`
- * and announces each on the reply bus as `Tool Approval Expired`.
+ * and announces each on the reply bus as `Tool Approval Expired`; each run writes its figures
+ * (pending, the oldest pending's age, expired) as metrics.
  */
-import { logWarning } from '../log';
+import { logMetrics, logWarning, writeLogLines } from '../log';
+import { expiryMetrics, type MetricsTarget } from '../metrics/approvals';
 import { APPROVAL_EXPIRED_DETAIL_TYPE, type ApprovalExpiredDetail, type EventBridgeReplyPublisher } from '../reply-bus';
 import type { ApprovalRecord, ApprovalStore } from '../stores/types';
 
@@ -10,6 +12,8 @@ export interface ApprovalsExpirerOptions {
   readonly store: Pick<ApprovalStore, 'expireDue'>;
   /** Where `Tool Approval Expired` goes. @default - nowhere */
   readonly bus?: Pick<EventBridgeReplyPublisher, 'publishEvent'>;
+  /** Whose figures each run writes, in which namespace (SPEC §14). @default - no metrics line */
+  readonly metrics?: MetricsTarget;
 }
 
 export interface ExpiryOutcome {
@@ -21,9 +25,10 @@ export interface ExpiryOutcome {
 
 export function approvalsExpirer(options: ApprovalsExpirerOptions): () => Promise<ExpiryOutcome> {
   return async () => {
-    const marked = await options.store.expireDue();
+    const run = await options.store.expireDue();
+    if (options.metrics) logMetrics('approvals expirer run', {}, expiryMetrics(options.metrics, run));
     const unannounced: string[] = [];
-    for (const record of marked) {
+    for (const record of run.expired) {
       if (!options.bus) continue;
       try {
         await options.bus.publishEvent(APPROVAL_EXPIRED_DETAIL_TYPE, JSON.stringify(expiredDetail(record)));
@@ -32,7 +37,8 @@ export function approvalsExpirer(options: ApprovalsExpirerOptions): () => Promis
         logWarning('publishing Tool Approval Expired failed', { approval_id: record.approvalId, error: (error as Error).message });
       }
     }
-    return { expired: marked.map((record) => record.approvalId), unannounced };
+    writeLogLines();
+    return { expired: run.expired.map((record) => record.approvalId), unannounced };
   };
 }
 

@@ -3,6 +3,7 @@ import {
   ApprovalDenied,
   ApprovalNotFound,
   CallInProgress,
+  StoreMisconfigured,
   StoreUnavailable,
   ToolFailed,
   ToolHandlerError,
@@ -42,6 +43,8 @@ export function fromWireError(wire: WireError, from: string): ToolHandlerError {
       return new CallInProgress(wire.message);
     case 'StoreUnavailable':
       return new StoreUnavailable(message);
+    case 'StoreMisconfigured':
+      return new StoreMisconfigured(message);
     default:
       return new AdapterError(message, { retryable: wire.retryable === true });
   }

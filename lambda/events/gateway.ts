@@ -1,26 +1,26 @@
 import type { Context } from 'aws-lambda';
-import { ToolUsageError, type ToolHandlerError } from '../errors';
+import { ToolUsageError } from '../errors';
 import { sessionCallIds } from '../ids';
-import { isJsonObject, type JsonObject } from '../json';
+import { isJsonObject } from '../json';
+import { RESUME_APPROVAL_TOOL } from '../names';
 import { errorReply, type ErrorReply, type Reply } from '../reply';
-import { deliver, refuse, type Host } from './host';
-import type { Invocation } from './invocation';
-import { settle } from './settle';
+import { approvalGone } from '../stores/store-errors';
+import { answerAsReply, refusedAsReply, type ReplyCall } from './as-reply';
+import type { Host } from './host';
 
 /**
- * A Gateway call's answer: the reply (a kept one says `replayed`), or the error as a reply: Gateway
- * masks a thrown error as an unspecified internal error, so a Gateway call never throws.
+ * A Gateway call's answer: the reply (a kept one says `replayed`; a `pending_approval` one says in
+ * `next` how to get the result), or the error as a reply: Gateway masks a thrown error as an
+ * unspecified internal error, so a Gateway call never throws.
  */
-export type GatewayReply = (Reply & { readonly replayed?: true }) | ErrorReply;
+export type GatewayReply = (Reply & { readonly replayed?: true; readonly next?: string }) | ErrorReply;
 
-/** A Gateway call as read: the tool and the call's ids, and its args or why the event cannot be them. */
-export interface GatewayCall {
+/** A Gateway call as read: the tool, the call's ids, and its envelope or why the event cannot be one. */
+export interface GatewayCall extends ReplyCall {
   /** The tool's own name: what follows the first `___` of `<target>___<tool>`. */
   readonly tool: string;
-  readonly runId: string;
-  readonly callId: string;
-  readonly args?: JsonObject;
-  readonly refused?: ToolUsageError;
+  /** The `<target>` of the name, `''` when it has none. */
+  readonly target: string;
 }
 
 const SOURCE = 'agentcore';
@@ -31,21 +31,22 @@ const ID_PREFIX = 'agc_';
  * AgentCore Gateway's Lambda target (§11): the event is the tool's args object, and the tool's name
  * (`<target>___<tool>`) and the MCP session come in `context.clientContext.custom`. Ids derive from
  * the target and session and from the tool and its canonical args, so an identical call repeated in
- * one session names the same call; without a session they are fresh. It answers the reply, or the
- * error as a reply, published to the reply bus like any other.
+ * one session names the same call; without a session they are fresh. `resume_approval` (§15) is the
+ * resume of the approval its args name. It answers the reply, or the error as a reply, published to
+ * the reply bus like any other.
  */
 export const gatewayHost: Host<GatewayCall, GatewayReply> = {
   recognise: (event, context) => gatewayCallOf(event, context),
   async answer(call, invocation) {
-    if (call.refused) return refused(call.refused, call, invocation);
-    const outcome = await deliver(invocation, { tool: call.tool, args: call.args, run_id: call.runId, call_id: call.callId }, SOURCE, undefined);
-    // A reply that did not reach the bus is logged there; Gateway's caller has it all the same.
-    await settle(outcome, invocation.replies);
-    // An envelope refused as a whole (a tool name it does not accept) names no call: the Gateway's does.
-    if (!outcome.ok) return errorReply(outcome.error, outcome.identity.runId === undefined ? call : outcome.identity);
-    return outcome.kept ? { ...outcome.reply, replayed: true } : outcome.reply;
+    const { reply, kept } = await answerAsReply(call, invocation, SOURCE);
+    // resume_approval answers for approvals that Gateway calls requested (their ids are the Gateway's) only.
+    if (call.approvalId !== undefined && reply.run_id?.startsWith(ID_PREFIX) === false) return errorReply(approvalGone(call.approvalId), call);
+    if (kept) return { ...(reply as Reply), replayed: true };
+    if (reply.status !== 'pending_approval') return reply;
+    const resume = call.target ? `${call.target}${SEPARATOR}${RESUME_APPROVAL_TOOL}` : RESUME_APPROVAL_TOOL;
+    return { ...reply, next: `Once approved, call ${resume} with ${JSON.stringify({ approval_id: reply.approval_id })} for the result.` };
   },
-  outOfTime: (call, error, invocation) => refused(call.refused ?? error, call, invocation),
+  outOfTime: (call, error, invocation) => refusedAsReply(call.refused ?? error, call, invocation, SOURCE),
 };
 
 /** The Gateway call this invocation is, if `context.clientContext.custom` names a tool. */
@@ -60,16 +61,17 @@ function gatewayCallOf(event: unknown, context: Partial<Context> | undefined): G
   if (!isJsonObject(event)) {
     const got = event === null ? 'null' : Array.isArray(event) ? 'an array' : typeof event;
     const refused = new ToolUsageError(`A Gateway call's event must be the tool's args object, got: ${got}.`);
-    return { tool, ...sessionCallIds(ID_PREFIX, target, undefined, tool, {}), refused };
+    return { tool, target, ...sessionCallIds(ID_PREFIX, target, undefined, tool, {}), refused };
+  }
+  if (tool === RESUME_APPROVAL_TOOL) {
+    // The args are the resume envelope itself: parsing it names a wrong type or an extra key.
+    const approvalId = event.approval_id;
+    if (approvalId !== undefined) return { tool, target, approvalId: typeof approvalId === 'string' ? approvalId : undefined, envelope: event };
+    return { tool, target, refused: new ToolUsageError(`${RESUME_APPROVAL_TOOL} needs \`approval_id\`.`) };
   }
   const sessionId = nonEmptyString(custom.bedrockAgentCoreSessionId) ?? nonEmptyString(custom.bedrockagentcoreSessionId);
-  return { tool, ...sessionCallIds(ID_PREFIX, target, sessionId, tool, event), args: event };
-}
-
-/** A call refused before it ran: logged and published like any error reply. */
-async function refused(error: ToolHandlerError, call: GatewayCall, invocation: Invocation): Promise<ErrorReply> {
-  await settle(refuse(error, call, SOURCE), invocation.replies);
-  return errorReply(error, call);
+  const ids = sessionCallIds(ID_PREFIX, target, sessionId, tool, event);
+  return { tool, target, ...ids, envelope: { tool, args: event, run_id: ids.runId, call_id: ids.callId } };
 }
 
 function nonEmptyString(value: unknown): string | undefined {

@@ -75,6 +75,17 @@ export function recordProblem(record: ReceivedSqsRecord): ToolUsageError | undef
   return undefined;
 }
 
+/**
+ * The queue a record was first sent to: its `eventSourceARN`, or, for a record redriven from a
+ * dead-letter queue, the queue that moved it there (`attributes.DeadLetterQueueSourceArn`, set by
+ * SQS, never by a sender), so that a call without ids keeps the ids of its first delivery.
+ */
+export function sourceQueueOf(record: ReceivedSqsRecord): string {
+  const attributes = record.attributes;
+  const first = isJsonObject(attributes) ? attributes.DeadLetterQueueSourceArn : undefined;
+  return typeof first === 'string' && first.length > 0 ? first : (record.eventSourceARN as string);
+}
+
 /** A FIFO queue's batch: any record's ARN ends in `.fifo` (a batch comes from one queue). */
 export function isFifoBatch(records: readonly ReceivedSqsRecord[]): boolean {
   return records.some((record) => typeof record.eventSourceARN === 'string' && record.eventSourceARN.endsWith('.fifo'));

@@ -5,7 +5,7 @@ import { deliver, refuse, type Host } from './host';
 import { sqsRedelivery, type Invocation } from './invocation';
 import { forEachBounded } from './pool';
 import { settle } from './settle';
-import { isFifoBatch, messageGroupOf, recordProblem, sqsRecordsOf, type ReceivedSqsRecord } from './sqs-records';
+import { isFifoBatch, messageGroupOf, recordProblem, sourceQueueOf, sqsRecordsOf, type ReceivedSqsRecord } from './sqs-records';
 
 /**
  * An SQS batch (`{ Records }` from an event source mapping, or the array of records that EventBridge
@@ -74,7 +74,7 @@ function handleRecord(record: ReceivedSqsRecord, invocation: Invocation): Promis
   const messageId = record.messageId as string;
   const problem = recordProblem(record);
   if (problem) return Promise.resolve(refuse(problem, {}, 'sqs', messageId));
-  const source = `sqs:${record.eventSourceARN as string}`;
+  const source = `sqs:${sourceQueueOf(record)}`;
   return deliver(invocation, record.body, source, messageId, sqsRedelivery(source, messageId));
 }
 

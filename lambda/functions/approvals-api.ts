@@ -5,12 +5,16 @@
 import { approvalsApi } from '../approvals/api';
 import { ownerFrom } from '../config';
 import { configError } from '../errors';
-import { ENV } from '../names';
+import { metricsNamespace } from '../metrics/emf';
+import { ENV, HANDLER_OWNER } from '../names';
 import { DynamoApprovalStore } from '../stores/dynamo';
 
 const tableName = process.env[ENV.approvalsTable]?.trim();
 if (!tableName) throw configError(`the approvals API needs ${ENV.approvalsTable} to be set.`);
 
+const owner = ownerFrom() ?? HANDLER_OWNER;
+
 export const handler = approvalsApi({
-  store: new DynamoApprovalStore({ tableName, owner: ownerFrom() }),
+  store: new DynamoApprovalStore({ tableName, owner }),
+  metrics: { owner, namespace: metricsNamespace() },
 });

@@ -5,7 +5,8 @@
 import { approvalsExpirer } from '../approvals/expirer';
 import { ownerFrom } from '../config';
 import { configError } from '../errors';
-import { ENV } from '../names';
+import { metricsNamespace } from '../metrics/emf';
+import { ENV, HANDLER_OWNER } from '../names';
 import { EventBridgeReplyPublisher } from '../reply-bus';
 import { DynamoApprovalStore } from '../stores/dynamo';
 
@@ -13,7 +14,10 @@ const tableName = process.env[ENV.approvalsTable]?.trim();
 if (!tableName) throw configError(`the approvals expirer needs ${ENV.approvalsTable} to be set.`);
 const busName = process.env[ENV.replyBus]?.trim();
 
+const owner = ownerFrom() ?? HANDLER_OWNER;
+
 export const handler = approvalsExpirer({
-  store: new DynamoApprovalStore({ tableName, owner: ownerFrom() }),
+  store: new DynamoApprovalStore({ tableName, owner }),
   bus: busName ? new EventBridgeReplyPublisher({ busName }) : undefined,
+  metrics: { owner, namespace: metricsNamespace() },
 });

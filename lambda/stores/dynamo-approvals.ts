@@ -97,7 +97,7 @@ export async function readApproval(table: TableContext, approvalId: string, oper
 }
 
 async function readItem(table: TableContext, approvalId: string, operation = 'get'): Promise<Item | undefined> {
-  const output = await read(operation, () =>
+  const output = await read(table, operation, () =>
     table.client().send(new GetCommand({ TableName: table.tableName, Key: approvalKey(table.owner, approvalId), ConsistentRead: true })),
   );
   return output.Item;
@@ -131,7 +131,7 @@ export async function claimApproval(table: TableContext, approvalId: string, inp
     condition.push(`${e.name(A.tool)} IN (${[...allowed].map((tool) => e.value(tool)).join(', ')})`);
   }
   const update = `SET ${e.equals(A.claimToken, token)}, ${e.equals(A.claimedUntil, input.until)}`;
-  const outcome = await write('claim', () =>
+  const outcome = await write(table, 'claim', () =>
     table.client().send(
       new UpdateCommand({
         TableName: table.tableName,
@@ -195,7 +195,7 @@ async function ownClaimAfterFailure(table: TableContext, approvalId: string, tok
 export async function releaseApproval(table: TableContext, approvalId: string, token: string): Promise<void> {
   const e = new Expression();
   // A refused condition means the claim is no longer ours: nothing to give back.
-  await write('release', () =>
+  await write(table, 'release', () =>
     table.client().send(
       new UpdateCommand({
         TableName: table.tableName,
@@ -242,7 +242,7 @@ function writeCompletion(table: TableContext, approvalId: string, token: string,
     e.equals(A.completedAt, table.now()),
     ...(resultJson === undefined ? [] : [e.equals(A.result, resultJson)]),
   ];
-  return write('complete', () =>
+  return write(table, 'complete', () =>
     table.client().send(
       new UpdateCommand({
         TableName: table.tableName,

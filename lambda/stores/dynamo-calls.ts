@@ -62,7 +62,7 @@ export async function beginCall(table: TableContext, key: CallKey, input: BeginI
   // A lapsed lease or an expired item: take it over, only if nobody changed it since we saw it.
   const takeover = new Expression();
   const overwrite = Object.entries(fields).map(([attribute, value]) => takeover.equals(attribute, value));
-  const second = await write('begin', () =>
+  const second = await write(table, 'begin', () =>
     table.client().send(
       new UpdateCommand({
         TableName: table.tableName,
@@ -112,7 +112,7 @@ export async function finishCall(table: TableContext, key: CallKey, token: strin
 export async function abandonCall(table: TableContext, key: CallKey, token: string): Promise<void> {
   const condition = new Expression();
   // A refused condition means another delivery holds the call now: nothing of ours to remove.
-  await write('abandon', () =>
+  await write(table, 'abandon', () =>
     table.client().send(
       new DeleteCommand({
         TableName: table.tableName,
@@ -133,7 +133,7 @@ function writeFinish(table: TableContext, Key: Record<string, string>, token: st
     e.equals(TABLE.expiresAttribute, ttlSeconds(table.now() + table.ttlMs)),
     e.equals(TABLE.ttlAttribute, ttlSeconds(table.now() + table.ttlMs)),
   ];
-  return write('finish', () =>
+  return write(table, 'finish', () =>
     table.client().send(
       new UpdateCommand({
         TableName: table.tableName,

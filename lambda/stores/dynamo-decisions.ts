@@ -46,7 +46,7 @@ export async function decideApproval(table: TableContext, approvalId: string, de
     e.equals(A.tool, current!.tool),
     e.equals(A.args, JSON.stringify(current!.args)),
   ];
-  const outcome = await write('decide', () =>
+  const outcome = await write(table, 'decide', () =>
     table.client().send(
       new UpdateCommand({
         TableName: table.tableName,
@@ -112,7 +112,7 @@ export async function listPage(table: TableContext, input: ListPageInput = {}): 
     ? `${e.equals(index.partitionKey, table.owner)} AND ${e.name(index.sortKey)} > ${e.value(nowInSeconds(now))}`
     : e.equals(index.partitionKey, table.owner);
   const filter = pending ? undefined : statusFilter(e, input.status, nowInSeconds(now));
-  const page = await read('list', () =>
+  const page = await read(table, 'list', () =>
     table.client().send(
       new QueryCommand({
         TableName: table.tableName,

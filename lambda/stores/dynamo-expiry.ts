@@ -1,48 +1,60 @@
 /**
  * Expiry: undecided approvals past `expiresAt` are marked `expired` with one conditional write
  * each (`expiredAt`, never a decision attribute; out of the pending index), so that deciding them is
- * refused and the expirer announces each exactly when it marked it. Due approvals are found by a
- * Query of the owner's pending index up to now: it reads what is due, nothing else.
+ * refused and the expirer announces each exactly when it marked it. One Query of the owner's pending
+ * index (which holds pending approvals only, due first) finds the due ones and counts the others,
+ * with the oldest's creation time: the expirer's figures (SPEC §14). It reads what is pending,
+ * never history.
  */
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { APPROVAL_ATTRIBUTES as A, DECISION_ATTRIBUTES as D, TABLE } from '../names';
 import { Expression } from './dynamo-expression';
 import { approvalKey, type Item, nowInSeconds, toApprovalRecord } from './dynamo-items';
 import { read, type TableContext, write } from './dynamo-table';
-import type { ApprovalRecord } from './types';
+import type { ApprovalRecord, ExpiryRun } from './types';
 
-/** Marks every undecided, unmarked approval of the store's owner past its expiry; returns those it marked. */
-export async function expireDue(table: TableContext): Promise<ApprovalRecord[]> {
-  const marked: ApprovalRecord[] = [];
+/** Marks every undecided, unmarked approval of the store's owner past its expiry; returns those it marked and what stays pending. */
+export async function expireDue(table: TableContext): Promise<ExpiryRun> {
+  const at = table.now();
+  const expired: ApprovalRecord[] = [];
+  let pending = 0;
+  let oldestPendingCreatedAt: number | undefined;
   let start: Record<string, unknown> | undefined;
   do {
-    const now = table.now();
     const e = new Expression();
-    const page = await read('expire', () =>
+    const page = await read(table, 'expire', () =>
       table.client().send(
         new QueryCommand({
           TableName: table.tableName,
           IndexName: TABLE.pendingIndex,
-          KeyConditionExpression: `${e.equals(TABLE.pendingIndexKey, table.owner)} AND ${e.name(TABLE.expiresAttribute)} <= ${e.value(nowInSeconds(now))}`,
+          KeyConditionExpression: e.equals(TABLE.pendingIndexKey, table.owner),
+          ProjectionExpression: [A.approvalId, A.createdAt, TABLE.expiresAttribute].map((name) => e.name(name)).join(', '),
           ExclusiveStartKey: start,
           ...e.params(),
         }),
       ),
     );
+    const now = nowInSeconds(table.now());
     for (const item of page.Items ?? []) {
+      if (Number(item[TABLE.expiresAttribute]) > now) {
+        pending += 1;
+        const createdAt = Number(item[A.createdAt]);
+        oldestPendingCreatedAt = Math.min(oldestPendingCreatedAt ?? createdAt, createdAt);
+        continue;
+      }
       const record = await markExpired(table, String(item[A.approvalId]));
-      if (record) marked.push(record);
+      if (record) expired.push(record);
     }
     start = page.LastEvaluatedKey;
   } while (start);
-  return marked;
+  return { at, expired, pending, ...(oldestPendingCreatedAt === undefined ? {} : { oldestPendingCreatedAt }) };
 }
 
 /** One conditional write; `undefined` when someone decided (or marked) it first. */
 async function markExpired(table: TableContext, approvalId: string): Promise<ApprovalRecord | undefined> {
   const now = table.now();
   const e = new Expression();
-  const outcome = await write('expire', () =>
+  const outcome = await write(table, 'expire', () =>
     table.client().send(
       new UpdateCommand({
         TableName: table.tableName,

@@ -1,12 +1,14 @@
 /**
  * The table's plumbing, in one place: the container's document client (made on first use), what
  * every operation needs (`TableContext`), how a request is sent (refusals kept apart from failures,
- * which become `StoreUnavailable`), and the one-round-trip upsert.
+ * which become `StoreMisconfigured` when no retry can fix them, else `StoreUnavailable`), and the
+ * one-round-trip upsert.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { resolveRegion } from '../config';
-import { storeUnavailable } from '../errors';
+import { StoreMisconfigured, storeUnavailable, type StoreUnavailable } from '../errors';
+import { ENV, INDEXES, TABLE } from '../names';
 import { Expression } from './dynamo-expression';
 import type { Item } from './dynamo-items';
 
@@ -78,25 +80,73 @@ export type WriteOutcome<T> = { readonly ok: true; readonly value: T } | { reado
 
 /**
  * Runs one conditional write. A failed condition and an item grown past DynamoDB's size limit come
- * back as refusals for the caller to handle; every other failure (throttling, 5xx, network,
- * timeouts, a missing table) becomes a retryable `AdapterError`, so no raw SDK error escapes.
+ * back as refusals for the caller to handle; every other failure becomes a `StoreMisconfigured` or
+ * a `StoreUnavailable` (`storeFailure`), so no raw SDK error escapes.
  */
-export async function write<T>(operation: string, run: () => Promise<T>): Promise<WriteOutcome<T>> {
+export async function write<T>(table: TableContext, operation: string, run: () => Promise<T>): Promise<WriteOutcome<T>> {
   try {
     return { ok: true, value: await run() };
   } catch (error) {
     const refusal = refusalOf(error);
     if (refusal) return { ok: false, refusal };
-    throw storeUnavailable(operation, error);
+    throw storeFailure(table, operation, error);
   }
 }
 
-/** Runs one read (or an unconditional write); any failure becomes a retryable `AdapterError`. */
-export async function read<T>(operation: string, run: () => Promise<T>): Promise<T> {
+/** Runs one read (or an unconditional write); a failure becomes a `StoreMisconfigured` or a `StoreUnavailable`. */
+export async function read<T>(table: TableContext, operation: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    throw storeUnavailable(operation, error);
+    throw storeFailure(table, operation, error);
+  }
+}
+
+/**
+ * What a failed request is. One that no retry can fix, since the table is not what the store needs,
+ * is a `StoreMisconfigured` naming the table and what to fix: a missing table, a missing index or
+ * another key schema (DynamoDB's `ValidationException`), access denied. Everything else (throttling,
+ * 5xx, network, timeouts, an index still backfilling after it was added) is a retryable
+ * `StoreUnavailable`. A missing table counts as configuration: CloudFormation creates a table before
+ * the functions that name it, and the construct retains it on stack deletion (README, "The approvals
+ * table").
+ */
+export function storeFailure(table: TableContext, operation: string, error: unknown): StoreMisconfigured | StoreUnavailable {
+  const fix = misconfiguration(error);
+  if (fix === undefined) return storeUnavailable(operation, error);
+  const { name, message } = error as { name: string; message?: unknown };
+  return new StoreMisconfigured(
+    `The state store's table ${table.tableName} cannot serve ${operation} (${name}: ${String(message ?? '')}): ${fix} ` +
+      'Retrying cannot help.',
+    { cause: error },
+  );
+}
+
+/** What to fix when `error` says the table is not set up as the store needs; undefined for any other failure. */
+function misconfiguration(error: unknown): string | undefined {
+  const name = (error as { name?: unknown } | null)?.name;
+  const message = String((error as { message?: unknown } | null)?.message ?? '');
+  switch (name) {
+    case 'ResourceNotFoundException':
+      return (
+        'it does not exist in this account and region. Deploy the stack that makes it, or give the store the name of ' +
+        `the table your ToolHandler made (the functions read it from ${ENV.approvalsTable}).`
+      );
+    case 'AccessDeniedException':
+      return (
+        "this function's role may not do that. The construct grants its functions what they use, so a policy outside it " +
+        "refuses: a permissions boundary, a service control policy, or the policy of the table's key."
+      );
+    case 'ValidationException':
+      // Reads of an index being added fail only until DynamoDB has filled it; sizes are the caller's refusal.
+      if (/cannot read from backfilling|maximum allowed size/i.test(message)) return undefined;
+      return (
+        `its key schema or indexes are not the store's: a String partition key "${TABLE.partitionKey}", no sort key, and ` +
+        `the global secondary indexes ${INDEXES.map((i) => `${i.name} (${i.partitionKey.name}, ${i.sortKey.name})`).join(' and ')}, ` +
+        'all attributes projected (README, "The approvals table").'
+      );
+    default:
+      return undefined;
   }
 }
 
@@ -127,7 +177,7 @@ export async function upsertIfAbsent(
   const e = new Expression();
   const sets = Object.entries(fields).map(([attribute, value]) => e.setIfAbsent(attribute, value));
   const conditionExpression = condition?.(e);
-  const outcome = await write(operation, () =>
+  const outcome = await write(table, operation, () =>
     table.client().send(
       new UpdateCommand({
         TableName: table.tableName,

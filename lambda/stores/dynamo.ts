@@ -35,6 +35,7 @@ import type {
   CreateApprovalInput,
   CreateApprovalOutcome,
   DecideInput,
+  ExpiryRun,
   ListApprovalsInput,
   ListPage,
   ListPageInput,
@@ -119,7 +120,7 @@ export class DynamoApprovalStore implements ApprovalStore, CallStore {
     return listPage(this.table, input);
   }
 
-  expireDue(): Promise<ApprovalRecord[]> {
+  expireDue(): Promise<ExpiryRun> {
     return expireDue(this.table);
   }
 

@@ -15,6 +15,7 @@ import type {
   CreateApprovalInput,
   CreateApprovalOutcome,
   DecideInput,
+  ExpiryRun,
   ListApprovalsInput,
   ListPage,
   ListPageInput,
@@ -165,16 +166,23 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
       .sort((a, b) => a.createdAt - b.createdAt || a.approvalId.localeCompare(b.approvalId));
   }
 
-  async expireDue(): Promise<ApprovalRecord[]> {
+  async expireDue(): Promise<ExpiryRun> {
     const now = this.now();
-    const marked: ApprovalRecord[] = [];
+    const expired: ApprovalRecord[] = [];
+    let pending = 0;
+    let oldestPendingCreatedAt: number | undefined;
     for (const stored of this.approvals.values()) {
       const record = stored.record;
-      if (record.status !== 'pending' || record.expiredAt !== undefined || record.owner !== this.owner || record.expiresAt > now) continue;
+      if (record.status !== 'pending' || record.expiredAt !== undefined || record.owner !== this.owner) continue;
+      if (record.expiresAt > now) {
+        pending += 1;
+        oldestPendingCreatedAt = Math.min(oldestPendingCreatedAt ?? record.createdAt, record.createdAt);
+        continue;
+      }
       stored.record = { ...record, status: 'expired', expiredAt: now };
-      marked.push(stored.record);
+      expired.push(stored.record);
     }
-    return marked;
+    return { at: now, expired, pending, ...(oldestPendingCreatedAt === undefined ? {} : { oldestPendingCreatedAt }) };
   }
 
   /** Pages in creation order; `next` is the position after the page's last record. */

@@ -143,9 +143,21 @@ export interface ApprovalStore extends ApprovalRunner {
   listPage(input?: ListPageInput): Promise<ListPage>;
   /**
    * Marks every undecided approval of the store's owner past its expiry as `expired` (final: deciding
-   * it is refused); returns the ones this call marked.
+   * it is refused); returns the ones this call marked, and what stays pending.
    */
-  expireDue(): Promise<ApprovalRecord[]>;
+  expireDue(): Promise<ExpiryRun>;
+}
+
+/** What one `expireDue` did and found: the expirer's figures (SPEC §14). */
+export interface ExpiryRun {
+  /** Epoch ms, by the store's clock, at which the run began. */
+  readonly at: number;
+  /** The approvals this run marked expired. */
+  readonly expired: ApprovalRecord[];
+  /** Approvals of the store's owner still pending after the run. */
+  readonly pending: number;
+  /** Epoch ms at which the oldest of them was created; absent when none is pending. */
+  readonly oldestPendingCreatedAt?: number;
 }
 
 /** What `begin` found for a (run_id, call_id). */

@@ -1,3 +1,5 @@
+import { Stack } from 'aws-cdk-lib';
+import * as bedrock from 'aws-cdk-lib/aws-bedrock';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 
@@ -13,4 +15,17 @@ export function grantInvokeHandler(grantee: iam.IGrantable, fn: lambda.IFunction
     resourceArns: [fn.functionArn],
   });
   return grant.success ? grant : fn.grantInvoke(grantee);
+}
+
+/**
+ * Amazon Bedrock Agents invoke an action group's function as the Bedrock service: a Lambda
+ * permission for `bedrock.amazonaws.com`, scoped to the one agent (its ARN, and its account).
+ */
+export function permitBedrockAgent(fn: lambda.IFunction, id: string, agent: bedrock.CfnAgent): void {
+  fn.addPermission(id, {
+    principal: new iam.ServicePrincipal('bedrock.amazonaws.com'),
+    action: 'lambda:InvokeFunction',
+    sourceArn: agent.attrAgentArn,
+    sourceAccount: Stack.of(agent).account,
+  });
 }

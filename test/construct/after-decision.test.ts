@@ -14,7 +14,7 @@ import { EXPIRE_ATTRIBUTE_NAMES } from '../../lib/permissions';
 import { createTestTable } from '../support/dynamo';
 import { matchesPattern } from '../../local/event-pattern';
 import { renderInputTemplate } from '../../local/pipe';
-import { actionsOf, handlerResource, onlyResource, props, statementsOfRole, toolStack, unbundledApp } from './helpers';
+import { actionsOf, handlerResource, onlyResource, props, statementsOfRole, toolStack, unbundledApp, withApprovalIndexes } from './helpers';
 
 /** §10 and §13 in the template: the resume path, the expiry schedule, notifications, who may publish replies. */
 
@@ -54,9 +54,9 @@ describe('auto-resume: one pipe per table onto its resume bus', () => {
     t.hasResourceProperties('AWS::DynamoDB::Table', { StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' } });
   });
 
-  test('the resume path sits beside the table: Tools/ApprovalsTableToolHandlerResume/{Bus,Pipe,Role,DeadLetterQueue}', () => {
+  test('the resume path sits beside the table: Tools/ApprovalsTableToolHandlerResume/{Bus,Pipe,Role,DeadLetterQueue} and its alarm', () => {
     const home = plain.tools.node.findChild('ApprovalsTableToolHandlerResume');
-    expect(home.node.children.map((c) => c.node.id).sort()).toEqual(['Bus', 'DeadLetterQueue', 'Pipe', 'Role']);
+    expect(home.node.children.map((c) => c.node.id).sort()).toEqual(['Bus', 'DeadLetterQueue', 'Pipe', 'RedriveResumeDeadLetters', 'Role']);
     expect(plain.tools.node.tryFindChild('AutoResume')).toBeUndefined();
     expect(plain.stack.resolve(plain.tools.approvalsResumeBus!.eventBusArn)).toEqual({ 'Fn::GetAtt': [busId, 'Arn'] });
   });
@@ -189,10 +189,12 @@ describe('auto-resume: one pipe per table onto its resume bus', () => {
 
   test("a given table: the pipe sits beside it, its filter keeps every owner's decisions, the rule matches this owner", () => {
     const shared = toolStack(unbundledApp(), 'Shared', {}, (stack) => ({
-      approvalsTable: new dynamodb.Table(stack, 'T', {
-        partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
-        stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
-      }),
+      approvalsTable: withApprovalIndexes(
+        new dynamodb.Table(stack, 'T', {
+          partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
+          stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
+        }),
+      ),
     }));
     const template = Template.fromStack(shared.stack);
     const pipe = onlyResource(template, 'AWS::Pipes::Pipe');
@@ -389,7 +391,7 @@ describe('the resume path against real-shaped stream records (two owners, one ta
     await store.create({ approvalId: 'apr_2', tool: 'refund', args: {}, runId: 'r', callId: 'c2', fingerprint: callFingerprint('refund', {}) });
     const old = (await client.send(new GetCommand({ TableName: tableName, Key: { pk } }))).Item!;
     now += 60_000;
-    expect((await store.expireDue()).map((r) => r.approvalId)).toEqual(['apr_2']);
+    expect((await store.expireDue()).expired.map((r) => r.approvalId)).toEqual(['apr_2']);
     const next = (await client.send(new GetCommand({ TableName: tableName, Key: { pk } }))).Item!;
     return {
       name: 'expire',

@@ -46,6 +46,7 @@ describe('the function', () => {
       [ENV.approvalsEngine]: { Ref: handlerEngineId() },
       [ENV.owner]: tools.owner,
       [ENV.approvalTtlSeconds]: String(7 * 24 * 3600),
+      [ENV.metricsNamespace]: 'CdkToolHandler',
     });
   });
 

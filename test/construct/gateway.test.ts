@@ -27,7 +27,7 @@ describe('with the manifest (bundled)', () => {
   const annotations = Annotations.fromStack(stack);
   const target = onlyResource(template, 'AWS::BedrockAgentCore::GatewayTarget').resource.Properties;
 
-  test('the inline schema lists exactly the allowlisted tools with their reduced JSON Schemas', () => {
+  test('the inline schema lists exactly the allowlisted tools with their reduced JSON Schemas, then resume_approval', () => {
     expect(target.Name).toBe('Tools');
     expect(target.TargetConfiguration.Mcp.Lambda.ToolSchema.InlinePayload).toEqual([
       {
@@ -58,6 +58,8 @@ describe('with the manifest (bundled)', () => {
           Required: ['id', 'kind'],
         },
       },
+      // refund requires approval: the Gateway's way to its result (SPEC §15; gateway-resume-approval.test.ts).
+      expect.objectContaining({ Name: 'resume_approval' }),
     ]);
   });
 
@@ -106,7 +108,11 @@ test('with bundling skipped: each allowlisted tool as { type: object } named by 
   // Read from the resource itself: synthesizing an unbundled stack stages the whole project.
   const target = stack.resolve((tools.node.findChild('GatewayTarget').node.defaultChild as any)._toCloudFormation());
   const payload = Object.values(target.Resources as Record<string, any>)[0].Properties.TargetConfiguration.Mcp.Lambda.ToolSchema.InlinePayload;
-  expect(payload).toEqual(['charge', 'refund', 'lookup'].map((name) => ({ Name: name, Description: name, InputSchema: { Type: 'object' } })));
+  expect(payload).toEqual([
+    ...['charge', 'refund', 'lookup'].map((name) => ({ Name: name, Description: name, InputSchema: { Type: 'object' } })),
+    // Whether a tool may need approval is unknown without the manifest.
+    expect.objectContaining({ Name: 'resume_approval' }),
+  ]);
   const warnings = tools.node.metadata.filter((m) => m.type === 'aws:cdk:warning').map((m) => String(m.data));
   expect(warnings).toEqual([expect.stringContaining('No tools manifest was read (bundling skipped)')]);
 });

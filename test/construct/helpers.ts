@@ -1,7 +1,9 @@
 import * as path from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { ToolHandler, ToolHandlerProps } from '../../lib';
+import { addApprovalIndexes } from '../../lib/approvals-table';
 
 /** The sample's tools module: an entry that exists, for stacks that skip bundling. */
 export const ENTRY = path.join(__dirname, '..', '..', 'bin', 'tools.ts');
@@ -69,4 +71,10 @@ export function statementsOfRole(template: Template, roleId: string): any[] {
 
 export function actionsOf(statement: any): string[] {
   return ([] as string[]).concat(statement.Action ?? []);
+}
+
+/** `table` with the two per-owner indexes a given table needs (a table without them is a synth error). */
+export function withApprovalIndexes<T extends dynamodb.Table>(table: T): T {
+  addApprovalIndexes(table);
+  return table;
 }

@@ -6,7 +6,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import { APPROVAL_ATTRIBUTES, CALL_ATTRIBUTES, DECISION_ATTRIBUTES, TABLE } from '../../lambda/names';
 import { ToolHandler } from '../../lib';
 import { CALL_ITEM_ATTRIBUTES, DECIDE_ATTRIBUTE_NAMES } from '../../lib/permissions';
-import { actionsOf, onlyResource, statementsOfRole, toolStack, unbundledApp, handlerResource } from './helpers';
+import { actionsOf, onlyResource, statementsOfRole, toolStack, unbundledApp, handlerResource, withApprovalIndexes } from './helpers';
 
 /** Least privilege (§8), read off the synthesized policies. All stacks are synthesized once. */
 const app = unbundledApp();
@@ -32,13 +32,15 @@ const keyed = withGrantees('Keyed', true);
 const givenKeyed = withGrantees('GivenKeyed', true, (stack) => dynamodb.Table.fromTableAttributes(stack, 'Approvals', { tableName: 'approvals', tableStreamArn: 'arn:aws:dynamodb:us-east-1:123456789012:table/approvals/stream/2030-01-01T00:00:00.000' }));
 // A given table that carries its own key, next to another `encryptionKey` (for the queues).
 const ownKey = withGrantees('OwnKey', true, (stack) =>
-  new dynamodb.Table(stack, 'Approvals', {
-    stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
-    partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
-    timeToLiveAttribute: TABLE.ttlAttribute,
-    encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED,
-    encryptionKey: new kms.Key(stack, 'TableKey'),
-  }),
+  withApprovalIndexes(
+    new dynamodb.Table(stack, 'Approvals', {
+      stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
+      partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
+      timeToLiveAttribute: TABLE.ttlAttribute,
+      encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED,
+      encryptionKey: new kms.Key(stack, 'TableKey'),
+    }),
+  ),
 );
 const t = Template.fromStack(plain.stack);
 const tk = Template.fromStack(keyed.stack);

@@ -5,6 +5,7 @@ import { App, Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -116,4 +117,23 @@ test('the checks really run: the default runtime without its acknowledgement fai
   const stack = new Stack(app, 'Bare', { env: ENV });
   new ToolHandler(stack, 'Tools', props());
   expect(() => app.synth()).toThrow(/AwsSolutions-L1/);
+});
+
+test('operations (SPEC §14): the alarms with actions and the dashboard add nothing to acknowledge', () => {
+  const app = nagApp();
+  const stack = new Stack(app, 'Ops', { env: ENV });
+  const oncall = new sns.Topic(stack, 'Oncall', { enforceSSL: true });
+  const tools = new ToolHandler(stack, 'Tools', props({
+    runtime: lambda.Runtime.NODEJS_24_X,
+    dashboard: true,
+    alarmActions: [new actions.SnsAction(oncall)],
+  }));
+  const assembly = app.synth();
+  const report = JSON.parse(fs.readFileSync(path.join(assembly.directory, 'validation-report.json'), 'utf8'));
+  expect(report.pluginReports ?? []).toEqual([]);
+  expect(tools.alarms.length).toBeGreaterThan(0);
+  expect(acknowledgements(app).map(({ path: p, id }) => `${p} ${id}`).sort()).toEqual([
+    'Ops/Tools/ApprovalsTableToolHandlerResume/DeadLetterQueue AwsSolutions-SQS3',
+    'Ops/Tools/EventDeadLetterQueue AwsSolutions-SQS3',
+  ]);
 });

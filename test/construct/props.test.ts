@@ -8,7 +8,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { ENV, OWNER_PATTERN, REPLY_EVENT_SOURCE, TABLE } from '../../lambda/names';
 import { ToolHandler, ToolHandlerProps } from '../../lib';
-import { actionsOf, handlerResource, onlyResource, props, statementsOfRole, toolStack, unbundledApp } from './helpers';
+import { actionsOf, handlerResource, onlyResource, props, statementsOfRole, toolStack, unbundledApp, withApprovalIndexes } from './helpers';
 
 /**
  * Each prop of §8 against its own stack; all stacks are built first and synthesized once.
@@ -38,11 +38,13 @@ build('Events', {
 });
 build('EventsOnBus', {});
 build('GivenTable', {}, (stack) => ({
-  approvalsTable: new dynamodb.Table(stack, 'MyTable', {
-    stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
-    partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
-    timeToLiveAttribute: TABLE.ttlAttribute,
-  }),
+  approvalsTable: withApprovalIndexes(
+    new dynamodb.Table(stack, 'MyTable', {
+      stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
+      partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
+      timeToLiveAttribute: TABLE.ttlAttribute,
+    }),
+  ),
 }));
 build('Ttl', { approvalTtl: Duration.hours(12), removalPolicy: RemovalPolicy.DESTROY });
 build('ReplyBus', {}, (stack) => ({ replyBus: new events.EventBus(stack, 'Replies') }));

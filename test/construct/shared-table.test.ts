@@ -191,7 +191,7 @@ describe('one resume path per table', () => {
     expect(resourcesOf(tc, 'AWS::Pipes::Pipe').map(({ id }) => id)).toEqual([expect.stringMatching(/^OneApprovalsTableToolHandlerResumePipe/)]);
     expect(resourcesOf(tc, 'AWS::DynamoDB::Table')).toHaveLength(1);
     const path = created.one.node.findChild('ApprovalsTableToolHandlerResume');
-    expect(path.node.children.map((c) => c.node.id).sort()).toEqual(['Bus', 'DeadLetterQueue', 'Pipe', 'Role']);
+    expect(path.node.children.map((c) => c.node.id).sort()).toEqual(['Bus', 'DeadLetterQueue', 'Pipe', 'RedriveResumeDeadLetters', 'Role']);
     expect(created.two.node.tryFindChild('ApprovalsTableToolHandlerResume')).toBeUndefined();
     expect(created.one.approvalsResumeBus).toBe(created.two.approvalsResumeBus);
     const buses = resourcesOf(tc, 'AWS::Events::EventBus').map(({ id }) => id);

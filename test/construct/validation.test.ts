@@ -5,7 +5,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV, REPLY_EVENT_SOURCE } from '../../lambda/names';
 import { ToolHandler, ToolHandlerProps } from '../../lib';
-import { ENV as ACCOUNT, props, unbundledApp } from './helpers';
+import { ENV as ACCOUNT, props, unbundledApp, withApprovalIndexes } from './helpers';
 
 /** Builds a ToolHandler with `overrides` in a fresh stack; `extra` may make resources it needs. */
 function build(overrides: Partial<ToolHandlerProps>, extra?: (stack: Stack) => Partial<ToolHandlerProps>): ToolHandler {
@@ -261,7 +261,9 @@ describe('approvals', () => {
   test('a table in this app with another partition key', () => {
     expectError(
       () => build({}, (stack) => ({
-        approvalsTable: new dynamodb.Table(stack, 'T', { partitionKey: { name: 'id', type: dynamodb.AttributeType.STRING } }),
+        approvalsTable: withApprovalIndexes(
+          new dynamodb.Table(stack, 'T', { partitionKey: { name: 'id', type: dynamodb.AttributeType.STRING }, stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES }),
+        ),
       })),
       '`approvalsTable` must have a String partition key "pk" and no sort key, got: partition key id (S).',
     );
@@ -270,10 +272,13 @@ describe('approvals', () => {
   test('a table in this app with a numeric pk and a sort key', () => {
     expectError(
       () => build({}, (stack) => ({
-        approvalsTable: new dynamodb.Table(stack, 'T', {
-          partitionKey: { name: 'pk', type: dynamodb.AttributeType.NUMBER },
-          sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
-        }),
+        approvalsTable: withApprovalIndexes(
+          new dynamodb.Table(stack, 'T', {
+            partitionKey: { name: 'pk', type: dynamodb.AttributeType.NUMBER },
+            sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
+            stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
+          }),
+        ),
       })),
       '`approvalsTable` must have a String partition key "pk" and no sort key, got: partition key pk (N), sort key sk (S).',
     );
@@ -438,8 +443,7 @@ test('checking a given table uses no deprecated API (JSII_DEPRECATED=fail turns 
           timeToLiveAttribute: 'deleteAt',
           stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
         });
-        table.addGlobalSecondaryIndex({ indexName: 'approvals', partitionKey: { name: 'approvalId', type: dynamodb.AttributeType.STRING } });
-        return { approvalsTable: table };
+        return { approvalsTable: withApprovalIndexes(table) };
       }),
     ).not.toThrow();
   } finally {

@@ -53,6 +53,13 @@ test('runs the whole lifecycle step by step and exits 0', async () => {
   }
   // The resume is what the pipe would send: exactly {"approval_id": "<id>"}.
   expect(out).toMatch(/^pipe.*: decision on (apr_\S+) → \{"approval_id": ?"\1"\} on the tool queue$/m);
+  // It ends with the metrics its functions emitted (SPEC §14), per tool, read from their EMF log lines.
+  const metrics = out.slice(out.indexOf('metrics this run emitted'));
+  expect(metrics).toMatch(/^ {2}tool +Calls +Failed +ApprovalsRequested +DuplicatesSuppressed +Duration p50 \(ms\)$/m);
+  expect(metrics).toMatch(/^ {2}add +1 +0 +0 +0 +\d+$/m);
+  // refund: 3 requests, the resume that ran, the second resume (already_done), the denied resume (failed).
+  expect(metrics).toMatch(/^ {2}refund +6 +1 +3 +0 +\d+$/m);
+  expect(metrics).toMatch(/approvals of \S+: ApprovalsDecided 1 approved, 1 denied; ApprovalsExpired 1; PendingApprovals 0 /);
   process.stdout.write(`local demo: ${seconds.toFixed(1)} s after synth\n`);
   expect(seconds).toBeLessThan(30);
 }, 60_000);

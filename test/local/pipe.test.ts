@@ -187,9 +187,10 @@ test('a stack with the pipe (FIFO queue), an expirer and notifications: the pipe
   expect(result.code).toBe(0);
   expect(result.stderr).not.toContain('the stack has no resume pipe');
   expect(result.stderr).not.toContain('the stack has no reply bus');
-  // The rule's input transformer, applied to the bus's events: what the topic would receive.
+  // The rule's input transformer, applied to the bus's events: what the topic would receive, with the
+  // approve line that works here (`--local`, not the template's `--stack`).
   expect(result.stdout).toMatch(
-    /^sns\(ToolsNotifications\): Tool Approval Requested: tool refund, approval (apr_\S+)\. Approve: npx cdk-tool-handler approvals approve \1 --stack ToolHandlerSample$/m,
+    /^sns\(ToolsNotifications\): Tool Approval Requested: tool refund, approval (apr_\S+)\. Approve: npx cdk-tool-handler approvals approve \1 --local$/m,
   );
   expect(result.stdout).toMatch(/^sns\(ToolsNotifications\): Tool Approval Expired: tool refund, approval apr_\S+\./m);
   expect(result.stdout).not.toMatch(/^sns\(ToolsNotifications\): Tool Call Succeeded/m);

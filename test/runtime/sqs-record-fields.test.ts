@@ -71,7 +71,7 @@ describe('SQS record fields of the wrong type (defect 3)', () => {
     expect(order.filter((id) => id !== 'f3')).toEqual(['f1', 'f2']);
   });
 
-  test('a record that is not an SQS record makes the event a direct invoke, refused as an envelope', async () => {
-    await expect(handler({ Records: [null] }, context())).rejects.toMatchObject({ name: 'ToolUsageError', message: expect.stringMatching(/needs `tool` \(a call\) or `approval_id`/) });
+  test('a record that is not an SQS record makes the event no SQS batch: refused, naming the field', async () => {
+    await expect(handler({ Records: [null] }, context())).rejects.toMatchObject({ name: 'ToolUsageError', message: expect.stringContaining('`Records[0].eventSource` is missing') });
   });
 });

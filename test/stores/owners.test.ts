@@ -85,7 +85,7 @@ describe("A's store sees nothing of B's", () => {
     await b.create(call('r1', 'c1'));
     await a.create(call('r2', 'c2'));
     time = T0 + TTL_S * 1000 + 1;
-    expect((await a.expireDue()).map((r) => r.runId)).toEqual(['r2']);
+    expect((await a.expireDue()).expired.map((r) => r.runId)).toEqual(['r2']);
     expect((await b.read(approvalIdFor('r1', 'c1')))?.expiredAt).toBeUndefined();
   });
 

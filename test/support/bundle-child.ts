@@ -34,6 +34,9 @@ export interface SynthesizedBundle {
   readonly variables: Record<string, string>;
   readonly engine: SynthesizedFunction;
   readonly api: SynthesizedFunction;
+  readonly expirer: SynthesizedFunction;
+  /** The synthesized stack's template (alarms, dashboard). */
+  readonly template: Template;
 }
 
 /** A function of a synthesized stack: its asset's index.js (found through the asset manifest) and its environment. */
@@ -58,6 +61,8 @@ export function synthesizeBundle(props: ToolHandlerProps): SynthesizedBundle {
     variables: handler.env,
     engine: synthesizedFunction(template, outdir, tools.approvalsEngine),
     api: synthesizedFunction(template, outdir, tools.approvalsApi),
+    expirer: synthesizedFunction(template, outdir, tools.node.findChild('Approvals').node.findChild('Expirer') as IFunction),
+    template,
   };
 }
 

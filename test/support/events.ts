@@ -72,21 +72,23 @@ export function lambdaContext(remainingMs: number, awsRequestId = 'req-1'): Cont
  * Captures the runtime's JSON log lines instead of printing them. The runtime writes a turn's lines
  * when the turn ends; reading or restoring writes the current turn's lines first.
  */
-export function captureLogs(): { lines: () => Array<Record<string, unknown>>; restore: () => void } {
+export function captureLogs(): { lines: () => Array<Record<string, unknown>>; text: () => string[]; restore: () => void } {
   const written: string[] = [];
   const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
     written.push(String(chunk));
     return true;
   });
+  /** The JSON lines as written. */
+  const text = () => {
+    writeLogLines();
+    return written
+      .join('')
+      .split('\n')
+      .filter((line) => line.startsWith('{'));
+  };
   return {
-    lines: () => {
-      writeLogLines();
-      return written
-        .join('')
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
-    },
+    lines: () => text().map((line) => JSON.parse(line) as Record<string, unknown>),
+    text,
     restore: () => {
       writeLogLines();
       spy.mockRestore();

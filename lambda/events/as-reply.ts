@@ -1,0 +1,44 @@
+/**
+ * What the hosts whose caller reads a failure as a reply share (AgentCore Gateway, Bedrock Agents):
+ * the call runs, its outcome goes to the reply bus like any other, and it comes back as the reply or
+ * as an error reply. Nothing is thrown: these callers mask a thrown error, or fail the whole turn.
+ */
+import type { ToolHandlerError } from '../errors';
+import type { JsonObject } from '../json';
+import { errorReply, type CallIdentity, type ErrorReply, type Reply } from '../reply';
+import { deliver, refuse } from './host';
+import type { Invocation } from './invocation';
+import { settle } from './settle';
+
+/** A call as such a host reads it: whom it names, and its envelope or why it cannot run. */
+export interface ReplyCall extends CallIdentity {
+  readonly envelope?: JsonObject;
+  readonly refused?: ToolHandlerError;
+}
+
+/** The reply, or the error as a reply; `kept` when an earlier delivery ran the call (§6a). */
+export interface Answered {
+  readonly reply: Reply | ErrorReply;
+  readonly kept?: boolean;
+}
+
+export async function answerAsReply(call: ReplyCall, invocation: Invocation, source: string): Promise<Answered> {
+  if (call.refused) return { reply: await refusedAsReply(call.refused, call, invocation, source) };
+  const outcome = await deliver(invocation, call.envelope, source, undefined);
+  // A reply that did not reach the bus is logged there; the caller has it all the same.
+  await settle(outcome, invocation.replies);
+  // An envelope refused as a whole (a tool name it does not accept) names no call: the host's call does.
+  if (!outcome.ok) return { reply: errorReply(outcome.error, outcome.identity.runId === undefined ? call : outcome.identity) };
+  return { reply: outcome.reply, kept: outcome.kept };
+}
+
+/** A call refused before it ran: logged and published like any error reply. */
+export async function refusedAsReply(
+  error: ToolHandlerError,
+  call: CallIdentity,
+  invocation: Invocation,
+  source: string,
+): Promise<ErrorReply> {
+  await settle(refuse(error, call, source), invocation.replies);
+  return errorReply(error, call);
+}

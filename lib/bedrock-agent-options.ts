@@ -1,0 +1,19 @@
+/**
+ * Options of `ToolHandler.addToBedrockAgent`.
+ */
+export interface AddToBedrockAgentOptions {
+  /**
+   * The action group's name. Bedrock accepts `([0-9a-zA-Z][_-]?){1,100}`: letters and digits, each
+   * followed by at most one `_` or `-`.
+   *
+   * @default - the ToolHandler's construct id, with every run of other characters replaced by `_`
+   */
+  readonly actionGroupName?: string;
+
+  /**
+   * A description of the action group, which the agent's model reads.
+   *
+   * @default - no description
+   */
+  readonly description?: string;
+}

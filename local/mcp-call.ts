@@ -1,0 +1,54 @@
+/**
+ * One `tools/call` of `local --mcp`, made the way AgentCore Gateway invokes a Lambda target: the
+ * call's arguments are the event, and `context.clientContext.custom` carries what AWS documents for
+ * that context (message version, request and MCP message ids, gateway and target ids, the tool's
+ * `<target>___<tool>` name) and no session id, as a Gateway sends it. The answer is what the Gateway
+ * answers: the function's JSON reply as one text content item, `isError` for an error reply.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { escapeText } from '../console/escape';
+import type { GatewayTool } from './mcp-tools';
+import { formatReply, type LocalLine } from './print';
+import type { LocalRun } from './runtime';
+
+/** `context.clientContext` of a Gateway invocation of `tool`. */
+export function gatewayClientContext(tool: GatewayTool, mcpMessageId: string): { readonly custom: Record<string, string> } {
+  return {
+    custom: {
+      bedrockAgentCoreMessageVersion: '1.0',
+      bedrockAgentCoreAwsRequestId: randomUUID(),
+      bedrockAgentCoreMcpMessageId: mcpMessageId,
+      bedrockAgentCoreGatewayId: tool.gatewayId,
+      bedrockAgentCoreTargetId: tool.targetId,
+      bedrockAgentCoreToolName: tool.name,
+    },
+  };
+}
+
+export async function callAsGateway(
+  run: LocalRun,
+  tool: GatewayTool,
+  args: Record<string, unknown>,
+  mcpMessageId: string,
+  print: (line: LocalLine) => void,
+): Promise<CallToolResult> {
+  print({ type: 'info', message: `mcp → ${escapeText(tool.name)} ${escapeText(JSON.stringify(args)).slice(0, 120)}` });
+  const outcome = await run.invokeHandler(args, gatewayClientContext(tool, mcpMessageId));
+  if (!outcome.ok) {
+    // The Gateway masks a function error as an internal error; locally it also says which.
+    const { errorType, errorMessage } = outcome.error;
+    print({ type: 'info', message: `mcp ← the function failed: ${escapeText(errorType)}: ${escapeText(errorMessage)}` });
+    return { content: [{ type: 'text', text: `Internal error: the Lambda function failed (${errorType}).` }], isError: true };
+  }
+  const reply = outcome.result as { status?: string; approval_id?: string } | null;
+  print({ type: 'info', message: `mcp ← ${formatReply(reply)}` });
+  const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(reply) }];
+  if (reply?.status === 'pending_approval' && typeof reply.approval_id === 'string') {
+    // Local only (the Gateway sends the reply alone): how a person approves in this run.
+    const approve = `npx cdk-tool-handler approvals approve ${reply.approval_id} --local`;
+    print({ type: 'info', message: `mcp: approve with: ${escapeText(approve)}` });
+    content.push({ type: 'text', text: `Local run: a person approves with \`${approve}\`.` });
+  }
+  return { content, isError: reply?.status === 'error' };
+}
