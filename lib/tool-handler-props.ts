@@ -9,6 +9,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { ToolEventSourceOptions } from './event-source-options';
+import { ToolHandlerAlarm } from './tool-handler-alarm';
 
 /**
  * Properties of a `ToolHandler`.
@@ -326,6 +327,13 @@ export interface ToolHandlerProps {
    * @default true
    */
   readonly alarms?: boolean;
+
+  /**
+   * Alarms to leave out, when `alarms` is on: the others are still made.
+   *
+   * @default - none: every alarm
+   */
+  readonly disabledAlarms?: ToolHandlerAlarm[];
 
   /**
    * Where every alarm goes when it fires (an SNS topic action, for instance).

@@ -3,6 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { ToolHandlerAlarm } from '../tool-handler-alarm';
 import { HandlerMetrics } from './metrics';
 import { ALARM_PERIOD, AlarmLimits } from './settings';
 
@@ -19,6 +20,8 @@ export interface AlarmsOptions {
   readonly metrics: HandlerMetrics;
   readonly limits: AlarmLimits;
   readonly actions: cloudwatch.IAlarmAction[];
+  /** Construct ids of the alarms left out. */
+  readonly disabled: ReadonlySet<string>;
   readonly handler: lambda.IFunction;
   readonly expirer: lambda.IFunction;
   readonly queue: sqs.IQueue;
@@ -42,88 +45,87 @@ const MISSING = cloudwatch.TreatMissingData;
 export function createAlarms(scope: Construct, options: AlarmsOptions): cloudwatch.Alarm[] {
   const { metrics, limits } = options;
   const home = new Construct(scope, 'Alarms');
-  const alarm = (id: string, props: cloudwatch.AlarmProps, on: Construct = home): cloudwatch.Alarm => {
-    const made = new cloudwatch.Alarm(on, id, props);
+  const alarms: cloudwatch.Alarm[] = [];
+  const alarm = (id: string, props: cloudwatch.AlarmProps): void => {
+    if (options.disabled.has(id)) return;
+    const made = new cloudwatch.Alarm(home, id, props);
     addActions(made, options.actions);
-    return made;
+    alarms.push(made);
   };
   const fiveMinutes = { period: ALARM_PERIOD };
 
-  const alarms = options.deadLetterQueues.map((dlq) => alarm(dlq.id, deadLetterAlarm(dlq.queue, limits, dlq.description)));
-  if (options.resumePath) alarms.push(resumePathAlarm(options.resumePath, limits, options.actions));
-
-  alarms.push(
-    alarm('ClearToolQueueBacklog', {
-      metric: options.queue.metricApproximateAgeOfOldestMessage(fiveMinutes),
-      threshold: limits.queueAgeSeconds,
-      comparisonOperator: OPERATOR.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: MISSING.NOT_BREACHING,
-      alarmDescription:
-        `The oldest tool call on the queue has waited ${Duration.seconds(limits.queueAgeSeconds).toHumanString()} or more: the handler is ` +
-        'behind or failing and retrying. Check the throttles and failed-calls alarms, the function\'s errors and concurrency ' +
-        '(reserved concurrency, `maxConcurrency`), and whether one call keeps failing until it reaches the dead-letter queue.',
+  options.deadLetterQueues.forEach((dlq) => alarm(dlq.id, deadLetterAlarm(dlq.queue, limits, dlq.description)));
+  if (options.resumePath && !options.disabled.has(RESUME_ALARM_ID)) alarms.push(resumePathAlarm(options.resumePath, limits, options.actions));
+  alarm(ToolHandlerAlarm.CLEAR_TOOL_QUEUE_BACKLOG, {
+    metric: options.queue.metricApproximateAgeOfOldestMessage(fiveMinutes),
+    threshold: limits.queueAgeSeconds,
+    comparisonOperator: OPERATOR.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: MISSING.NOT_BREACHING,
+    alarmDescription:
+      `The oldest tool call on the queue has waited ${Duration.seconds(limits.queueAgeSeconds).toHumanString()} or more: the handler is ` +
+      'behind or failing and retrying. Check the throttles and failed-calls alarms, the function\'s errors and concurrency ' +
+      '(reserved concurrency, `maxConcurrency`), and whether one call keeps failing until it reaches the dead-letter queue.',
+  });
+  alarm(ToolHandlerAlarm.FIX_FAILING_TOOL_CALLS, {
+    metric: new cloudwatch.MathExpression({
+      expression: '100 * failed / calls',
+      usingMetrics: { failed: metrics.failed(undefined, fiveMinutes), calls: metrics.calls(undefined, fiveMinutes) },
+      period: ALARM_PERIOD,
+      label: 'Failed calls (%)',
     }),
-    alarm('FixFailingToolCalls', {
-      metric: new cloudwatch.MathExpression({
-        expression: '100 * failed / calls',
-        usingMetrics: { failed: metrics.failed(undefined, fiveMinutes), calls: metrics.calls(undefined, fiveMinutes) },
-        period: ALARM_PERIOD,
-        label: 'Failed calls (%)',
-      }),
-      threshold: limits.failedPercent,
-      comparisonOperator: OPERATOR.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: MISSING.NOT_BREACHING,
-      alarmDescription:
-        `More than ${limits.failedPercent}% of tool calls failed over 5 minutes. The latest failures (tool, error type, message, ` +
-        'run and call ids) are in the handler\'s log lines with `error` (the dashboard\'s table): fix the failing tool, its ' +
-        'permissions or what it calls, or the callers that send bad args.',
-    }),
-    alarm('RaiseHandlerConcurrency', {
-      metric: options.handler.metricThrottles({ ...fiveMinutes, statistic: cloudwatch.Stats.SUM }),
-      threshold: limits.throttles,
-      comparisonOperator: OPERATOR.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: MISSING.NOT_BREACHING,
-      alarmDescription:
-        'Lambda throttled the tool handler: calls wait on the queue or fail. Raise its reserved concurrency or the ' +
-        "account's concurrent executions quota, or lower the queue's `maxConcurrency` so that calls wait instead.",
-    }),
-    alarm('FixApprovalsExpirer', {
-      metric: options.expirer.metricErrors({ ...fiveMinutes, statistic: cloudwatch.Stats.SUM }),
-      threshold: limits.expirerErrors,
-      comparisonOperator: OPERATOR.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-      treatMissingData: MISSING.NOT_BREACHING,
-      alarmDescription:
-        'The approvals expirer failed in 2 of the last 3 5-minute periods: undecided approvals are not marked expired nor ' +
-        "announced. Read the error in the expirer's log group (its table permissions, the reply bus, throttling) and fix it.",
-    }),
-    alarm('RestoreApprovalsExpirer', {
-      metric: metrics.pendingApprovals({ ...fiveMinutes, statistic: cloudwatch.Stats.SAMPLE_COUNT }),
-      threshold: 1,
-      comparisonOperator: OPERATOR.LESS_THAN_THRESHOLD,
-      evaluationPeriods: limits.expirerSilencePeriods,
-      treatMissingData: MISSING.BREACHING,
-      alarmDescription:
-        `The approvals expirer wrote no figures for ${limits.expirerSilencePeriods * 5} minutes (it runs every 4): its schedule ` +
-        'stopped or every run fails, so no approval expires. Check the Expiry schedule (EventBridge Scheduler) and the ' +
-        'expirer\'s errors. Right after the first deployment it fires until the first run.',
-    }),
-    alarm('DecidePendingApprovals', {
-      metric: metrics.oldestPendingApprovalAge(fiveMinutes),
-      threshold: limits.pendingAgeSeconds,
-      comparisonOperator: OPERATOR.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: MISSING.NOT_BREACHING,
-      alarmDescription:
-        `An approval has waited ${Duration.seconds(limits.pendingAgeSeconds).toHumanString()} or more for a decision and expires ` +
-        'undecided at `approvalTtl`: list the pending approvals (`cdk-tool-handler approvals list --status pending --stack <stack>`), then ' +
-        'approve or deny them, or tell the approvers.',
-    }),
-  );
+    threshold: limits.failedPercent,
+    comparisonOperator: OPERATOR.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: MISSING.NOT_BREACHING,
+    alarmDescription:
+      `More than ${limits.failedPercent}% of tool calls failed over 5 minutes. The latest failures (tool, error type, message, ` +
+      'run and call ids) are in the handler\'s log lines with `error` (the dashboard\'s table): fix the failing tool, its ' +
+      'permissions or what it calls, or the callers that send bad args.',
+  });
+  alarm(ToolHandlerAlarm.RAISE_HANDLER_CONCURRENCY, {
+    metric: options.handler.metricThrottles({ ...fiveMinutes, statistic: cloudwatch.Stats.SUM }),
+    threshold: limits.throttles,
+    comparisonOperator: OPERATOR.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: MISSING.NOT_BREACHING,
+    alarmDescription:
+      'Lambda throttled the tool handler: calls wait on the queue or fail. Raise its reserved concurrency or the ' +
+      "account's concurrent executions quota, or lower the queue's `maxConcurrency` so that calls wait instead.",
+  });
+  alarm(ToolHandlerAlarm.FIX_APPROVALS_EXPIRER, {
+    metric: options.expirer.metricErrors({ ...fiveMinutes, statistic: cloudwatch.Stats.SUM }),
+    threshold: limits.expirerErrors,
+    comparisonOperator: OPERATOR.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 3,
+    datapointsToAlarm: 2,
+    treatMissingData: MISSING.NOT_BREACHING,
+    alarmDescription:
+      'The approvals expirer failed in 2 of the last 3 5-minute periods: undecided approvals are not marked expired nor ' +
+      "announced. Read the error in the expirer's log group (its table permissions, the reply bus, throttling) and fix it.",
+  });
+  alarm(ToolHandlerAlarm.RESTORE_APPROVALS_EXPIRER, {
+    metric: metrics.pendingApprovals({ ...fiveMinutes, statistic: cloudwatch.Stats.SAMPLE_COUNT }),
+    threshold: 1,
+    comparisonOperator: OPERATOR.LESS_THAN_THRESHOLD,
+    evaluationPeriods: limits.expirerSilencePeriods,
+    treatMissingData: MISSING.BREACHING,
+    alarmDescription:
+      `The approvals expirer wrote no figures for ${limits.expirerSilencePeriods * 5} minutes (it runs every 4): its schedule ` +
+      'stopped or every run fails, so no approval expires. Check the Expiry schedule (EventBridge Scheduler) and the ' +
+      'expirer\'s errors. Right after the first deployment it fires until the first run.',
+  });
+  alarm(ToolHandlerAlarm.DECIDE_PENDING_APPROVALS, {
+    metric: metrics.oldestPendingApprovalAge(fiveMinutes),
+    threshold: limits.pendingAgeSeconds,
+    comparisonOperator: OPERATOR.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: MISSING.NOT_BREACHING,
+    alarmDescription:
+      `An approval has waited ${Duration.seconds(limits.pendingAgeSeconds).toHumanString()} or more for a decision and expires ` +
+      'undecided at `approvalTtl`: list the pending approvals (`cdk-tool-handler approvals list --status pending --stack <stack>`), then ' +
+      'approve or deny them, or tell the approvers.',
+  });
   return alarms;
 }
 
@@ -138,7 +140,7 @@ function deadLetterAlarm(queue: sqs.IQueue, limits: AlarmLimits, description: st
   };
 }
 
-const RESUME_ALARM_ID = 'RedriveResumeDeadLetters';
+const RESUME_ALARM_ID: string = ToolHandlerAlarm.REDRIVE_RESUME_DEAD_LETTERS;
 
 /**
  * The resume path's alarm: one per path (per table), made by the first handler with alarms on

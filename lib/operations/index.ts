@@ -7,6 +7,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../lambda/names';
+import { ToolHandlerAlarm } from '../tool-handler-alarm';
 import { ToolHandlerProps } from '../tool-handler-props';
 import { Settings } from '../validation';
 import { createAlarms, OwnedDeadLetterQueue, ResumePath } from './alarms';
@@ -22,6 +23,8 @@ export interface OperationsSettings {
   /** `undefined` when `alarms` is false. */
   readonly limits?: AlarmLimits;
   readonly actions: cloudwatch.IAlarmAction[];
+  /** Alarms left out (`disabledAlarms`), by construct id. */
+  readonly disabled: ReadonlySet<string>;
   readonly dashboard: boolean;
 }
 
@@ -30,6 +33,7 @@ export function operationsSettings(scope: Construct, props: ToolHandlerProps, se
     namespace: checkedNamespace(scope, props.metricsNamespace),
     limits: props.alarms === false ? undefined : alarmLimits(scope, props, settings.approvalTtlSeconds),
     actions: props.alarmActions ?? [],
+    disabled: new Set<string>(props.disabledAlarms ?? []),
     dashboard: props.dashboard ?? false,
   };
 }
@@ -64,7 +68,7 @@ export function addOperations(scope: Construct, settings: OperationsSettings, pa
   const deadLetterQueues: OwnedDeadLetterQueue[] = [
     ...(parts.toolDeadLetterQueue && parts.toolQueueCreated
       ? [{
-        id: 'RedriveToolDeadLetterQueue',
+        id: ToolHandlerAlarm.REDRIVE_TOOL_DEAD_LETTER_QUEUE,
         queue: parts.toolDeadLetterQueue,
         description:
           'Tool calls failed on every receive and were moved to the tool queue\'s dead-letter queue. Read why in the latest ' +
@@ -73,7 +77,7 @@ export function addOperations(scope: Construct, settings: OperationsSettings, pa
       }]
       : []),
     {
-      id: 'RedriveEventDeadLetterQueue',
+      id: ToolHandlerAlarm.REDRIVE_EVENT_DEAD_LETTER_QUEUE,
       queue: parts.eventDeadLetterQueue,
       description:
         'Event-borne calls failed for good: events a rule could not hand to the function, asynchronous invocations that ' +
@@ -86,6 +90,7 @@ export function addOperations(scope: Construct, settings: OperationsSettings, pa
       metrics,
       limits: settings.limits,
       actions: settings.actions,
+      disabled: settings.disabled,
       handler: parts.handler,
       expirer: parts.expirer,
       queue: parts.queue,

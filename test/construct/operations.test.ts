@@ -12,7 +12,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { ENV } from '../../lambda/names';
-import { ToolHandler, ToolHandlerProps } from '../../lib';
+import { ToolHandler, ToolHandlerAlarm, ToolHandlerProps } from '../../lib';
 import { ENV as STACK_ENV, props, toolStack, unbundledApp } from './helpers';
 
 function built(overrides: Partial<ToolHandlerProps> = {}, extra?: (stack: Stack) => Partial<ToolHandlerProps>) {
@@ -222,6 +222,15 @@ describe('alarms, on by default', () => {
     const { stack: s, template } = built({}, (st) => ({ alarmActions: [new actions.SnsAction(new sns.Topic(st, 'Oncall'))] }));
     const topic = { Ref: logicalId(s, 'Oncall') };
     for (const [id, alarm] of Object.entries(alarmsOf(s, template))) expect({ id, actions: alarm.AlarmActions }).toEqual({ id, actions: [topic] });
+  });
+
+  test.each(Object.values(ToolHandlerAlarm))('disabledAlarms: [%s] leaves that alarm out and every other in', (left) => {
+    const every = built({});
+    const without = built({ disabledAlarms: [left] });
+    const ids = (b: typeof every) => Object.keys(alarmsOf(b.stack, b.template)).sort();
+    expect(ids(every)).toContain(left);
+    expect(ids(without)).toEqual(ids(every).filter((id) => id !== left));
+    expect(without.tools.alarms.map((alarm) => alarm.node.id)).not.toContain(left);
   });
 
   test('alarms: false turns every alarm off (the metric methods stay)', () => {
