@@ -8,13 +8,13 @@
  * real create, decide, claim and complete, and the rest are copies of its item with their own ids,
  * keys and creation times (BatchWriteItem).
  */
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { callFingerprint } from '../lambda/ids';
 import { APPROVAL_ATTRIBUTES as A } from '../lambda/names';
 import { DynamoApprovalStore } from '../lambda/stores/dynamo';
 import { approvalKey } from '../lambda/stores/dynamo-items';
-import { approvalsTableInput } from '../test/support/dynamo';
+import { approvalsTableInput, createActiveTable } from '../test/support/dynamo';
 import { withDynalite } from './dynamo';
 
 export interface ApprovalScale {
@@ -34,7 +34,7 @@ export async function measureApprovalScale(history: number): Promise<ApprovalSca
     const dynamo = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials });
     const client = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
     const tableName = 'bench-approvals-scale';
-    await dynamo.send(new CreateTableCommand(approvalsTableInput(tableName)));
+    await createActiveTable(dynamo, approvalsTableInput(tableName));
     let scanned = 0;
     client.middlewareStack.add(
       ((next: (args: unknown) => Promise<{ output: { ScannedCount?: number } }>) => async (args: unknown) => {

@@ -6,7 +6,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import * as z from 'zod';
@@ -15,6 +15,7 @@ import { approvalsEngine } from '../lambda/approvals/engine';
 import { EngineApprovals } from '../lambda/approvals/engine-client';
 import { DynamoApprovalStore } from '../lambda/stores/dynamo';
 import { TABLE } from '../lambda/names';
+import { createActiveTable } from '../test/support/dynamo';
 import { withDynalite } from './dynamo';
 import { mean } from './lib/stats';
 
@@ -29,14 +30,12 @@ const credentials = { accessKeyId: 'bench', secretAccessKey: 'bench' };
 export async function measureApprovalInvokes(iterations: number): Promise<ApprovalInvokes> {
   return withDynalite(async (endpoint) => {
     const dynamo = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials });
-    await dynamo.send(
-      new CreateTableCommand({
-        TableName: 'bench-approvals',
-        AttributeDefinitions: [{ AttributeName: TABLE.partitionKey, AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: TABLE.partitionKey, KeyType: 'HASH' }],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
+    await createActiveTable(dynamo, {
+      TableName: 'bench-approvals',
+      AttributeDefinitions: [{ AttributeName: TABLE.partitionKey, AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: TABLE.partitionKey, KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+    });
     const store = new DynamoApprovalStore({ tableName: 'bench-approvals', client: DynamoDBDocumentClient.from(dynamo) });
     const engine = approvalsEngine({ store, allowed: new Set(['refund']), claimMaxMs: 60_000 });
     let invokes = 0;

@@ -12,8 +12,12 @@ export interface LocalDynamo {
   readonly endpoint: string;
   /** One DynamoDB API call (`DynamoDB_20120810.<operation>`). */
   call(operation: string, body: unknown): Promise<any>;
+  /** CreateTable, then waits until the table is ACTIVE (dynalite flips it on a timer, as DynamoDB does). */
+  createTable(input: Record<string, unknown>): Promise<void>;
   stop(): Promise<void>;
 }
+
+const TABLE_READY_ATTEMPTS = 500;
 
 export async function startDynamo(): Promise<LocalDynamo> {
   const dynalite = loadDynalite();
@@ -23,23 +27,33 @@ export async function startDynamo(): Promise<LocalDynamo> {
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const call = async (operation: string, body: unknown): Promise<any> => {
+    const response = await fetch(endpoint, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amz-target': `DynamoDB_20120810.${operation}`,
+        // dynalite wants a signature's shape, not a valid one.
+        authorization: 'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+        'x-amz-date': '20260101T000000Z',
+      },
+      body: JSON.stringify(body),
+    });
+    const json = (await response.json()) as any;
+    if (!response.ok) throw new Error(`DynamoDB ${operation}: ${json.__type ?? response.status}: ${json.message ?? json.Message ?? ''}`);
+    return json;
+  };
   return {
     endpoint,
-    call: async (operation, body) => {
-      const response = await fetch(endpoint, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/x-amz-json-1.0',
-          'x-amz-target': `DynamoDB_20120810.${operation}`,
-          // dynalite wants a signature's shape, not a valid one.
-          authorization: 'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
-          'x-amz-date': '20260101T000000Z',
-        },
-        body: JSON.stringify(body),
-      });
-      const json = (await response.json()) as any;
-      if (!response.ok) throw new Error(`DynamoDB ${operation}: ${json.__type ?? response.status}: ${json.message ?? json.Message ?? ''}`);
-      return json;
+    call,
+    createTable: async (input) => {
+      await call('CreateTable', input);
+      for (let attempt = 0; attempt < TABLE_READY_ATTEMPTS; attempt++) {
+        const { Table } = await call('DescribeTable', { TableName: input.TableName });
+        if (Table?.TableStatus === 'ACTIVE') return;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error(`DynamoDB table ${String(input.TableName)} was not ACTIVE after ${TABLE_READY_ATTEMPTS} checks`);
     },
     stop: () =>
       new Promise<void>((resolve) => {

@@ -160,7 +160,7 @@ export class LocalRun {
     if (chosen.tableId && chosen.table) {
       this.tableName = resolver.name(chosen.tableId);
       this.keyNames = (chosen.table.KeySchema ?? []).map((k: { AttributeName: string }) => k.AttributeName);
-      await this.dynamo.call('CreateTable', createTableInput(this.tableName, chosen.table));
+      await this.dynamo.createTable(createTableInput(this.tableName, chosen.table));
     }
     const { handler: handlerKey, functions: functionsKey } = this.credentials;
     const nameOf = (fn: FunctionResource | undefined) => (fn ? resolver.name(fn.logicalId) : undefined);

@@ -8,13 +8,14 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
-import { CreateTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { DynamoApprovalStore } from '../../lambda';
 import { createResume } from '../handlers/powertools-resume';
 import { callBody, lambdaContext, sqsEvent, sqsRecord } from '../lib/events';
 import { runMain } from '../lib/report';
+import { createActiveTable } from '../../test/support/dynamo';
 
 export interface DynamoConfig {
   readonly endpoint: string;
@@ -51,14 +52,12 @@ function countedClient(endpoint: string): { client: DynamoDBClient; requests: ()
 }
 
 async function createTable(client: DynamoDBClient, name: string, key: string): Promise<void> {
-  await client.send(
-    new CreateTableCommand({
-      TableName: name,
-      AttributeDefinitions: [{ AttributeName: key, AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: key, KeyType: 'HASH' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
+  await createActiveTable(client, {
+    TableName: name,
+    AttributeDefinitions: [{ AttributeName: key, AttributeType: 'S' }],
+    KeySchema: [{ AttributeName: key, KeyType: 'HASH' }],
+    BillingMode: 'PAY_PER_REQUEST',
+  });
 }
 
 runMain(async (): Promise<DynamoResult> => {

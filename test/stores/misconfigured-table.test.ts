@@ -8,13 +8,12 @@
  * `__type` as in the DynamoDB API Reference's "Error handling" (common errors) section.
  */
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { approvalsApi } from '../../lambda/approvals/api';
 import { approvalsEngine } from '../../lambda/approvals/engine';
 import { fromWireError } from '../../lambda/approvals/wire-errors';
 import { StoreMisconfigured, StoreUnavailable } from '../../lambda/errors';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
-import { testDocumentClient } from '../support/dynamo';
+import { createActiveTable, testDocumentClient } from '../support/dynamo';
 import { functionUrlEvent } from '../support/function-url-event';
 import { injectFault, type ServiceFault, THROTTLING } from '../support/sdk-middleware';
 
@@ -23,14 +22,12 @@ const client = testDocumentClient();
 /** A table on dynalite with only the given key (no index). */
 async function bareTable(keyName = 'pk'): Promise<string> {
   const tableName = `bare-${randomUUID()}`;
-  await client.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      AttributeDefinitions: [{ AttributeName: keyName, AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: keyName, KeyType: 'HASH' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
+  await createActiveTable(client, {
+    TableName: tableName,
+    AttributeDefinitions: [{ AttributeName: keyName, AttributeType: 'S' }],
+    KeySchema: [{ AttributeName: keyName, KeyType: 'HASH' }],
+    BillingMode: 'PAY_PER_REQUEST',
+  });
   return tableName;
 }
 

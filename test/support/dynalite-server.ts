@@ -7,9 +7,13 @@ export interface RunningDynalite {
   stop(): Promise<void>;
 }
 
-/** Starts an in-memory dynalite on a free 127.0.0.1 port; tables become ACTIVE at once. */
-export async function startDynalite(): Promise<RunningDynalite> {
-  const server: Server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+/**
+ * Starts an in-memory dynalite on a free 127.0.0.1 port. A new table turns ACTIVE after
+ * `createTableMs` on a timer (even at 0 it is not ACTIVE when CreateTable answers): create tables
+ * with `createActiveTable`.
+ */
+export async function startDynalite(options: { readonly createTableMs?: number } = {}): Promise<RunningDynalite> {
+  const server: Server = dynalite({ createTableMs: options.createTableMs ?? 0, deleteTableMs: 0, updateTableMs: 0 });
   const endpoint = await listenOnLoopback(server);
   return {
     endpoint,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, type CreateTableCommandInput, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, type CreateTableCommandInput, DynamoDBClient, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { INDEXES, TABLE } from '../../lambda/names';
 
@@ -74,6 +74,17 @@ export async function createTestTable(
 ): Promise<{ tableName: string; client: DynamoDBDocumentClient }> {
   const client = testDocumentClient(options);
   const tableName = `approvals-${randomUUID()}`;
-  await client.send(new CreateTableCommand(approvalsTableInput(tableName)));
+  await createActiveTable(client, approvalsTableInput(tableName));
   return { tableName, client };
+}
+
+/**
+ * Creates a table and waits until it is ACTIVE. dynalite, like DynamoDB, answers CreateTable while
+ * the table is still CREATING and refuses items until it is ACTIVE (even with `createTableMs: 0` the
+ * switch is a timer), so a write sent straight after CreateTable may meet ResourceNotFoundException.
+ */
+export async function createActiveTable(client: DynamoDBClient | DynamoDBDocumentClient, input: CreateTableCommandInput): Promise<void> {
+  const raw = client as DynamoDBClient; // a document client passes table commands through unchanged
+  await raw.send(new CreateTableCommand(input));
+  await waitUntilTableExists({ client: raw, maxWaitTime: 30, minDelay: 0.01, maxDelay: 0.2 }, { TableName: input.TableName! });
 }
