@@ -1,5 +1,6 @@
 import type { LambdaClient } from '@aws-sdk/client-lambda';
-import { StoreUnavailable, type ToolHandlerError } from '../errors';
+import { StoreMisconfigured, StoreUnavailable, type ToolHandlerError } from '../errors';
+import { ENV } from '../names';
 import { resolveRegion } from '../config';
 import type {
   ApprovalRunner,
@@ -28,7 +29,8 @@ let sharedClient: LambdaClient | undefined;
 /**
  * A tool handler's approvals, kept by the approvals engine function: each operation is one
  * request-response invoke. The engine's errors come back as the same errors; an engine that is
- * throttled, failing or unreachable is a `StoreUnavailable` (retryable).
+ * throttled, failing or unreachable is a `StoreUnavailable` (retryable); one that does not exist or
+ * that this function may not invoke is a `StoreMisconfigured`, which no retry can fix.
  */
 export class EngineApprovals implements ApprovalRunner {
   constructor(private readonly props: EngineApprovalsProps) {}
@@ -78,7 +80,7 @@ export class EngineApprovals implements ApprovalRunner {
         new InvokeCommand({ FunctionName: this.props.functionName, Payload: Buffer.from(JSON.stringify(request)) }),
       );
     } catch (error) {
-      throw this.unavailable(request.op, error instanceof Error ? `${error.name}: ${error.message}` : String(error), error);
+      throw this.failure(request.op, error);
     }
     const text = output.Payload ? Buffer.from(output.Payload).toString('utf8') : '';
     if (output.FunctionError) throw this.unavailable(request.op, `the function failed (${output.FunctionError}): ${text}`);
@@ -92,9 +94,37 @@ export class EngineApprovals implements ApprovalRunner {
     return response;
   }
 
+  private failure(op: string, error: unknown): ToolHandlerError {
+    const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    const fix = misconfiguration(error);
+    if (fix === undefined) return this.unavailable(op, detail, error);
+    return new StoreMisconfigured(
+      `The approvals engine (${this.props.functionName}) cannot serve ${op} (${detail}): ${fix} Retrying cannot help.`,
+      { cause: error },
+    );
+  }
+
   private unavailable(op: string, detail: string, cause?: unknown): ToolHandlerError {
     return new StoreUnavailable(`The approvals engine (${this.props.functionName}) failed during ${op}: ${detail}; retry later.`, {
       cause,
     });
+  }
+}
+
+/** What to fix when the Invoke itself says the engine is not set up for this function; undefined otherwise. */
+function misconfiguration(error: unknown): string | undefined {
+  switch ((error as { name?: unknown } | null)?.name) {
+    case 'ResourceNotFoundException':
+      return (
+        'no such function in this account and region. Deploy the stack that makes it, or set ' +
+        `${ENV.approvalsEngine} to the engine your ToolHandler made.`
+      );
+    case 'AccessDeniedException':
+      return (
+        "this function's role may not invoke it. The construct grants the handler lambda:InvokeFunction on its own " +
+        "owner's engine only, so another owner's engine, a permissions boundary or a service control policy refuses."
+      );
+    default:
+      return undefined;
   }
 }
