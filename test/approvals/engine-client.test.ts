@@ -1,13 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LambdaClient } from '@aws-sdk/client-lambda';
-import * as z from 'zod';
 import { approvalsEngine } from '../../lambda/approvals/engine';
 import { EngineApprovals } from '../../lambda/approvals/engine-client';
 import { parseEnvelope } from '../../lambda/envelope';
 import { ToolExecutor } from '../../lambda/executor';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
-import { tool } from '../../lambda/tool';
+import { refundExecutor } from '../support/counting-tools';
 import { createTestTable } from '../support/dynamo';
 
 /**
@@ -74,16 +73,7 @@ afterEach(async () => {
 });
 
 function executor(): ToolExecutor {
-  const refund = tool({
-    name: 'refund',
-    input: z.object({ orderId: z.string() }),
-    requiresApproval: true,
-    run: ({ orderId }) => {
-      runs++;
-      return { refunded: orderId };
-    },
-  });
-  return new ToolExecutor({ tools: [refund], approvals: new EngineApprovals({ functionName: 'engine', client }), calls: false });
+  return refundExecutor(new EngineApprovals({ functionName: 'engine', client }), () => runs++);
 }
 
 const options = () => ({ source: 'test', deadline: Date.now() + 30_000, invocationEnd: Date.now() + 30_000 });

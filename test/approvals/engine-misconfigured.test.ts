@@ -5,14 +5,13 @@
  * (404 ResourceNotFoundException) and for a caller that may not invoke it (403 AccessDeniedException).
  */
 import { LambdaClient } from '@aws-sdk/client-lambda';
-import * as z from 'zod';
 import { approvalsEngine } from '../../lambda/approvals/engine';
 import { EngineApprovals } from '../../lambda/approvals/engine-client';
 import { parseEnvelope } from '../../lambda/envelope';
 import { ToolExecutor } from '../../lambda/executor';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
-import { tool } from '../../lambda/tool';
 import { type LocalEndpoints, startEndpoints } from '../../local/endpoints';
+import { refundExecutor } from '../support/counting-tools';
 import { createTestTable } from '../support/dynamo';
 
 const handlerKeys = { accessKeyId: 'handler', secretAccessKey: 'handler-secret' };
@@ -53,16 +52,7 @@ beforeEach(() => {
 let runs = 0;
 function executor(functionName: string, credentials: typeof handlerKeys): ToolExecutor {
   const client = new LambdaClient({ endpoint: endpoints.url, region: 'us-east-1', credentials, maxAttempts: 3 });
-  const refund = tool({
-    name: 'refund',
-    input: z.object({ orderId: z.string() }),
-    requiresApproval: true,
-    run: ({ orderId }) => {
-      runs++;
-      return { refunded: orderId };
-    },
-  });
-  return new ToolExecutor({ tools: [refund], approvals: new EngineApprovals({ functionName, client }), calls: false });
+  return refundExecutor(new EngineApprovals({ functionName, client }), () => runs++);
 }
 
 const call = () => parseEnvelope({ tool: 'refund', args: { orderId: 'o1' }, run_id: 'r', call_id: 'c' });

@@ -1,9 +1,10 @@
 /**
  * A handler on the DynamoDB store with two side-effecting tools that count their runs: `charge`
- * (runs at once) and `refund` (requires approval).
+ * (runs at once) and `refund` (requires approval); and an executor of `refund` alone on any approvals runner.
  */
 import * as z from 'zod';
 import { DynamoApprovalStore, tool, toolHandler, ToolExecutor, type ToolHandlerOptions } from '../../lambda';
+import type { ApprovalRunner } from '../../lambda/stores/types';
 import { createTestTable, type TestClientOptions } from './dynamo';
 
 export async function countingHandler(options: { client?: TestClientOptions; handler?: ToolHandlerOptions } = {}) {
@@ -30,4 +31,18 @@ export async function countingHandler(options: { client?: TestClientOptions; han
   });
   const handler = toolHandler(new ToolExecutor({ tools: [charge, refund], approvals: store }), { replies: false, ...options.handler });
   return { tableName, client, store, runs, handler };
+}
+
+/** An executor of one tool, `refund` (requires approval; `{ orderId }`), on `approvals`, without kept replies; `onRun` counts its runs. */
+export function refundExecutor(approvals: ApprovalRunner, onRun: () => void): ToolExecutor {
+  const refund = tool({
+    name: 'refund',
+    input: z.object({ orderId: z.string() }),
+    requiresApproval: true,
+    run: ({ orderId }) => {
+      onRun();
+      return { refunded: orderId };
+    },
+  });
+  return new ToolExecutor({ tools: [refund], approvals, calls: false });
 }
