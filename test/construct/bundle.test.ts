@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
+import { createServer } from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
@@ -14,6 +15,7 @@ import { eventBridgeEvent, sqsEvent, sqsRecord } from '../support/events';
 import { APPROVER_ARN, functionUrlEvent } from '../support/function-url-event';
 import { sdkOnlyNodePath, synthesizedFunction } from '../support/bundle-child';
 import { LOCAL_AWS_ENV } from '../support/local-aws';
+import { listenOnLoopback } from '../support/loopback';
 import { startLambdaHost, type LambdaHost } from '../support/lambda-host';
 import { ENV } from './helpers';
 
@@ -284,11 +286,26 @@ const context = { awsRequestId: 'lazy-1', getRemainingTimeInMillis: () => 30000 
   });
 
   test('an engine that cannot be reached is a retryable StoreUnavailable', async () => {
+    const closed = createServer();
+    const endpoint = await listenOnLoopback(closed);
+    await new Promise((resolve) => closed.close(resolve)); // nothing listens there any more
     const saved = variables;
-    variables = { ...variables, [VARIABLES.approvalsEngine]: 'no-such-engine' };
+    variables = { ...variables, AWS_ENDPOINT_URL_LAMBDA: endpoint };
     try {
       const [outcome] = await invoke([{ requestId: 'u-1', event: { tool: 'refund', args: { orderId: 'o-u' } } }]);
       expect(outcome.threw).toMatchObject({ name: 'StoreUnavailable', retryable: true });
+    } finally {
+      variables = saved;
+    }
+  });
+
+  test('an engine that does not exist is StoreMisconfigured, never retryable, and says what to set', async () => {
+    const saved = variables;
+    variables = { ...variables, [VARIABLES.approvalsEngine]: 'no-such-engine' };
+    try {
+      const [outcome] = await invoke([{ requestId: 'u-2', event: { tool: 'refund', args: { orderId: 'o-u' } } }]);
+      expect(outcome.threw).toMatchObject({ name: 'StoreMisconfigured', retryable: false });
+      expect(outcome.threw.message).toMatch(/^The approvals engine \(no-such-engine\) cannot serve create \(ResourceNotFoundException: .*TOOL_HANDLER_APPROVALS_ENGINE/);
     } finally {
       variables = saved;
     }
