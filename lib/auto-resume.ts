@@ -1,4 +1,4 @@
-import { Annotations, Duration, RemovalPolicy, Stack, Token, TokenComparison, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, RemovalPolicy, Stack, Stage, Token, TokenComparison, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -89,6 +89,28 @@ export function decisionFilter(): object {
 export const RESUME_INPUT_TEMPLATE =
   `{"approval_id": "<$.dynamodb.NewImage.${A.approvalId}.S>", "owner": "<$.dynamodb.NewImage.${A.owner}.S>"}`;
 
+/** The resume paths of an app, by `physicalTableKey`. */
+const resumePaths = new WeakMap<IConstruct, Map<string, ApprovalsResumePath>>();
+
+function pathsByTable(table: dynamodb.ITable): Map<string, ApprovalsResumePath> {
+  const root = table.node.root;
+  let paths = resumePaths.get(root);
+  if (!paths) resumePaths.set(root, (paths = new Map()));
+  return paths;
+}
+
+/**
+ * Which physical table `table` is, when synth can tell: its literal name within its stage, and the
+ * stack's account and region (or, when those are not known at synth, the stack itself: an
+ * environment-agnostic stack may be deployed anywhere). Undefined for a name that is a token.
+ */
+function physicalTableKey(table: dynamodb.ITable): string | undefined {
+  if (Token.isUnresolved(table.tableName)) return undefined;
+  const stack = Stack.of(table);
+  const where = Token.isUnresolved(stack.account) || Token.isUnresolved(stack.region) ? `stack ${stack.node.path}` : `${stack.account} ${stack.region}`;
+  return `${Stage.of(stack)?.node.path ?? ''} ${where} ${table.tableName}`;
+}
+
 export interface ApprovalsResumePathOptions {
   readonly table: dynamodb.ITable;
   readonly encryptionKey?: kms.IKey;
@@ -102,8 +124,10 @@ export interface ApprovalsResumePathOptions {
  * its own for every decision. Each handler adds a rule there for its owner (`addResumeRule`), so no
  * handler's queue or role sees another owner's records, and args never leave the table.
  *
- * One is made per table object, on first use, beside the table (`<table id>ToolHandlerResume`):
- * every handler given that table object in this app shares it.
+ * One is made per table, on first use, beside the table (`<table id>ToolHandlerResume`): every
+ * handler given that table object in this app shares it, and so does every handler given another
+ * object of the same physical table where synth can tell (a literal table name, in the same stack
+ * or in stacks of one known account and region).
  */
 export class ApprovalsResumePath extends Construct {
   /** The path of `table`, made now if this app has none yet. */
@@ -114,7 +138,13 @@ export class ApprovalsResumePath extends Construct {
     const found = home.node.tryFindChild(id);
     if (found instanceof ApprovalsResumePath) return found;
     if (found) fail(`\`approvalsTable\`: the id ${id} beside the table is taken by another construct (${found.node.path}).`, scope);
-    return new ApprovalsResumePath(home as Construct, id, options, scope);
+    const key = physicalTableKey(table);
+    const paths = pathsByTable(table);
+    const same = key === undefined ? undefined : paths.get(key);
+    if (same) return same;
+    const path = new ApprovalsResumePath(home as Construct, id, options, scope);
+    if (key !== undefined) paths.set(key, path);
+    return path;
   }
 
   readonly bus: events.EventBus;

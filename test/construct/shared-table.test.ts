@@ -1,4 +1,4 @@
-import { App, CfnElement, CfnOutput, Stack } from 'aws-cdk-lib';
+import { App, CfnElement, CfnOutput, Fn, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -265,6 +265,54 @@ describe('one resume path per table', () => {
     const rule = resourcesOf(tOther, 'AWS::Events::Rule')[0].resource;
     expect(rule.Properties.EventPattern.detail).toEqual({ owner: [crossTwo.owner] });
     expect(JSON.stringify(rule.Properties.EventBusName)).toContain('Fn::ImportValue');
+  });
+});
+
+describe('one physical table imported as several objects', () => {
+  const STREAM_ARN = 'arn:aws:dynamodb:us-east-1:123456789012:table/shared-approvals/stream/2030-01-01T00:00:00.000';
+  const imported = (scope: Construct, id: string, tableName = 'shared-approvals') =>
+    dynamodb.Table.fromTableAttributes(scope, id, { tableName, tableStreamArn: STREAM_ARN });
+  const pipesOf = (stack: Stack) => resourcesOf(Template.fromStack(stack), 'AWS::Pipes::Pipe');
+
+  test('two imports by the same name in one stack: one pipe, both rules on its bus', () => {
+    const stack = new Stack(unbundledApp(), 'Imports', { env: STACK_ENV });
+    const one = new ToolHandler(stack, 'One', props({ approvalsTable: imported(stack, 'TableA') }));
+    const two = new ToolHandler(stack, 'Two', props({ approvalsTable: imported(stack, 'TableB') }));
+    expect(pipesOf(stack)).toHaveLength(1);
+    expect(one.approvalsResumeBus).toBe(two.approvalsResumeBus);
+    const busId = idOf(one.approvalsResumeBus!);
+    const rules = resourcesOf(Template.fromStack(stack), 'AWS::Events::Rule');
+    expect(rules.map(({ resource }) => resource.Properties.EventBusName)).toEqual([{ Ref: busId }, { Ref: busId }]);
+  });
+
+  test('imports in two stacks of one account and region: one pipe, in the first stack; the other adds only its rule', () => {
+    const app = unbundledApp();
+    const first = new Stack(app, 'First', { env: STACK_ENV });
+    const second = new Stack(app, 'Second', { env: STACK_ENV });
+    new ToolHandler(first, 'Tools', props({ approvalsTable: imported(first, 'Table') }));
+    const other = new ToolHandler(second, 'Tools', props({ approvalsTable: imported(second, 'Table') }));
+    expect(pipesOf(first)).toHaveLength(1);
+    expect(pipesOf(second)).toHaveLength(0);
+    const rule = resourcesOf(Template.fromStack(second), 'AWS::Events::Rule')[0].resource;
+    expect(rule.Properties.EventPattern.detail).toEqual({ owner: [other.owner] });
+    expect(JSON.stringify(rule.Properties.EventBusName)).toContain('Fn::ImportValue');
+  });
+
+  test('where synth cannot tell it is one table, each object keeps its own path (the README says to pass one object)', () => {
+    const app = unbundledApp();
+    // Environment-agnostic stacks may be deployed to different accounts: the same name may be two tables.
+    const agnosticA = new Stack(app, 'AgnosticA');
+    const agnosticB = new Stack(app, 'AgnosticB');
+    new ToolHandler(agnosticA, 'Tools', props({ approvalsTable: imported(agnosticA, 'Table') }));
+    new ToolHandler(agnosticB, 'Tools', props({ approvalsTable: imported(agnosticB, 'Table') }));
+    // Two different names, or a name known only at deploy time.
+    const stack = new Stack(app, 'Names', { env: STACK_ENV });
+    new ToolHandler(stack, 'One', props({ approvalsTable: imported(stack, 'TableA', 'approvals-a') }));
+    new ToolHandler(stack, 'Two', props({ approvalsTable: imported(stack, 'TableB', 'approvals-b') }));
+    new ToolHandler(stack, 'Three', props({ approvalsTable: imported(stack, 'TableC', Fn.importValue('ApprovalsTableName')) }));
+    new ToolHandler(stack, 'Four', props({ approvalsTable: imported(stack, 'TableD', Fn.importValue('ApprovalsTableName')) }));
+    expect([pipesOf(agnosticA), pipesOf(agnosticB)].map((p) => p.length)).toEqual([1, 1]);
+    expect(pipesOf(stack)).toHaveLength(4);
   });
 });
 
