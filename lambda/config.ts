@@ -3,7 +3,7 @@
  * and the region. A value that does not parse is a configuration error naming the variable.
  */
 import { configError } from './errors';
-import { ENV, TOOL_NAME_PATTERN } from './names';
+import { ENV, HANDLER_OWNER, TOOL_NAME_PATTERN } from './names';
 
 /** Environment variables, as `process.env` holds them. */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -19,9 +19,9 @@ export function resolveRegion(env: Env = process.env): string {
   return env.AWS_REGION || env.AWS_DEFAULT_REGION || FALLBACK_REGION;
 }
 
-/** TOOL_HANDLER_OWNER, or `undefined` for the default owner. */
-export function ownerFrom(env: Env = process.env): string | undefined {
-  return env[ENV.owner]?.trim() || undefined;
+/** TOOL_HANDLER_OWNER, or the default owner (`handler`) when it is unset or blank. */
+export function ownerFrom(env: Env = process.env): string {
+  return env[ENV.owner]?.trim() || HANDLER_OWNER;
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { EngineApprovals } from './approvals/engine-client';
 import { ownerFrom, readSeconds, type Env } from './config';
-import { ENV, HANDLER_OWNER } from './names';
+import { ENV } from './names';
 import { DynamoApprovalStore } from './stores/dynamo';
 import { isCallStore, type ApprovalRunner, type CallStore } from './stores/types';
 
@@ -51,7 +51,7 @@ export function chooseStores(options: ExecutorStoreOptions, env: Env = process.e
   return {
     approvals: options.approvals === false ? undefined : (options.approvals ?? defaults.approvals),
     calls: calls !== false && isCallStore(calls) ? calls : undefined,
-    owner: options.owner ?? ownerFrom(env) ?? HANDLER_OWNER,
+    owner: options.owner ?? ownerFrom(env),
   };
 }
 

@@ -27,12 +27,16 @@ export interface CallLogFields {
 
 /** A call's line (§6), its metrics (§14) embedded. */
 export function logCall(fields: CallLogFields, metrics: EmbeddedMetrics): void {
-  writeLine(embed(JSON.stringify({ level: fields.error ? 'ERROR' : 'INFO', message: 'tool call', ...fields, ...metrics.members }), metrics.directive));
+  writeEmbedded(fields.error ? 'ERROR' : 'INFO', 'tool call', fields, metrics);
 }
 
 /** A line of figures only (an expirer run, a decision), its metrics embedded. */
 export function logMetrics(message: string, fields: Record<string, unknown>, metrics: EmbeddedMetrics): void {
-  writeLine(embed(JSON.stringify({ level: 'INFO', message, ...fields, ...metrics.members }), metrics.directive));
+  writeEmbedded('INFO', message, fields, metrics);
+}
+
+function writeEmbedded(level: string, message: string, fields: object, metrics: EmbeddedMetrics): void {
+  writeLine(embed(JSON.stringify({ level, message, ...fields, ...metrics.members }), metrics.directive));
 }
 
 export function logWarning(message: string, fields: Record<string, unknown> = {}): void {

@@ -50,13 +50,13 @@ export function startInvocation(settings: HandlerSettings, context: Partial<Cont
  * Kept back from Lambda's earliest asynchronous retry when a lease is held until it: clocks differ,
  * and a crashed call's own retry must find the lease lapsed.
  */
-export const REDELIVERY_SAFETY_MS = 2000;
+const REDELIVERY_SAFETY_MS = 2000;
 
 /**
  * Lambda retries a failed asynchronous invocation (an EventBridge rule's) after one minute at the
  * soonest ("How Lambda handles errors and retries with asynchronous invocation").
  */
-export const ASYNC_RETRY_DELAY_MS = 60_000;
+const ASYNC_RETRY_DELAY_MS = 60_000;
 
 /**
  * An SQS record is delivered again as the same message (its id), and only that: the lease holds

@@ -12,7 +12,7 @@ const SQS_EVENT_SOURCE = 'aws:sqs';
 /** An SQS record as received: every field may be missing or of any type. */
 export type ReceivedSqsRecord = Partial<Record<keyof SQSRecord, unknown>>;
 
-function isSqsRecord(value: unknown): value is ReceivedSqsRecord {
+export function isSqsRecord(value: unknown): value is ReceivedSqsRecord {
   return isJsonObject(value) && value.eventSource === SQS_EVENT_SOURCE;
 }
 

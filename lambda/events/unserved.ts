@@ -2,6 +2,7 @@ import type { Context } from 'aws-lambda';
 import { ToolUsageError } from '../errors';
 import { isJsonObject } from '../json';
 import { refuse, type Host } from './host';
+import { isSqsRecord } from './sqs-records';
 
 /** An event of a kind the handler does not serve, as read: why it is refused, and its request id. */
 export interface Unserved {
@@ -50,7 +51,7 @@ function unservedKind(event: unknown): string | undefined {
   if ('apiPath' in event) return 'a Bedrock Agents API-schema call: `apiPath` is set, only function details are served';
   const records = event.Records;
   // SQS batches are taken before this host: the first record that is not SQS's says what the batch is.
-  const at = Array.isArray(records) ? Math.max(0, records.findIndex((r) => !isJsonObject(r) || r.eventSource !== 'aws:sqs')) : -1;
+  const at = Array.isArray(records) ? Math.max(0, records.findIndex((r) => !isSqsRecord(r))) : -1;
   const found = at < 0 ? event : (records as unknown[])[at];
   const record = isJsonObject(found) ? found : {};
   const field = 'EventSource' in record ? 'EventSource' : 'eventSource';

@@ -6,13 +6,13 @@ import { approvalsApi } from '../approvals/api';
 import { ownerFrom } from '../config';
 import { configError } from '../errors';
 import { metricsNamespace } from '../metrics/emf';
-import { ENV, HANDLER_OWNER } from '../names';
+import { ENV } from '../names';
 import { DynamoApprovalStore } from '../stores/dynamo';
 
 const tableName = process.env[ENV.approvalsTable]?.trim();
 if (!tableName) throw configError(`the approvals API needs ${ENV.approvalsTable} to be set.`);
 
-const owner = ownerFrom() ?? HANDLER_OWNER;
+const owner = ownerFrom();
 
 export const handler = approvalsApi({
   store: new DynamoApprovalStore({ tableName, owner }),

@@ -6,7 +6,7 @@ import { approvalsExpirer } from '../approvals/expirer';
 import { ownerFrom } from '../config';
 import { configError } from '../errors';
 import { metricsNamespace } from '../metrics/emf';
-import { ENV, HANDLER_OWNER } from '../names';
+import { ENV } from '../names';
 import { EventBridgeReplyPublisher } from '../reply-bus';
 import { DynamoApprovalStore } from '../stores/dynamo';
 
@@ -14,7 +14,7 @@ const tableName = process.env[ENV.approvalsTable]?.trim();
 if (!tableName) throw configError(`the approvals expirer needs ${ENV.approvalsTable} to be set.`);
 const busName = process.env[ENV.replyBus]?.trim();
 
-const owner = ownerFrom() ?? HANDLER_OWNER;
+const owner = ownerFrom();
 
 export const handler = approvalsExpirer({
   store: new DynamoApprovalStore({ tableName, owner }),

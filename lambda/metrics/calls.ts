@@ -4,7 +4,6 @@
  * allowlisted tool, `[Owner, Tool]`. A directive is serialized once per executor and shape of line.
  */
 import { ownerFrom } from '../config';
-import { HANDLER_OWNER } from '../names';
 import { directive, metricsNamespace, type EmbeddedMetrics } from './emf';
 import { CALL_METRICS as M, DIMENSIONS as D } from './names';
 
@@ -43,7 +42,7 @@ const REFUSED: MetricsSource = {};
 function scopeOf(source: MetricsSource): Scope {
   let scope = scopes.get(source);
   if (!scope) {
-    scope = { owner: source.owner ?? ownerFrom() ?? HANDLER_OWNER, tools: new Set(source.toolNames), namespace: metricsNamespace(), directives: [] };
+    scope = { owner: source.owner ?? ownerFrom(), tools: new Set(source.toolNames), namespace: metricsNamespace(), directives: [] };
     scopes.set(source, scope);
   }
   return scope;

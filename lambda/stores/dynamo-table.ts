@@ -111,7 +111,7 @@ export async function read<T>(table: TableContext, operation: string, run: () =>
  * the functions that name it, and the construct retains it on stack deletion (README, "The approvals
  * table").
  */
-export function storeFailure(table: TableContext, operation: string, error: unknown): StoreMisconfigured | StoreUnavailable {
+function storeFailure(table: TableContext, operation: string, error: unknown): StoreMisconfigured | StoreUnavailable {
   const fix = misconfiguration(error);
   if (fix === undefined) return storeUnavailable(operation, error);
   const { name, message } = error as { name: string; message?: unknown };
