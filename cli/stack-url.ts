@@ -1,11 +1,9 @@
 /** The approvals API's URL from a CloudFormation stack's outputs (`DescribeStacks`). */
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { CliError } from '../console/errors';
+import { API_URL_OUTPUT_SUFFIX } from '../lambda/names';
 import type { StackOutput } from './cloudformation';
 import { withProcessEnv } from './process-env';
-
-/** The construct's output id ends in this (SPEC §9). */
-export const OUTPUT_SUFFIX = 'ApprovalsApiUrl';
 
 export interface StackUrlInput {
   readonly stack: string;
@@ -26,20 +24,20 @@ export async function readStackUrl(input: StackUrlInput): Promise<string> {
 
 /** Picks the API's URL among a stack's outputs: the one whose key ends in `ApprovalsApiUrl`, or `--output`. */
 export function pickOutput(stack: string, outputs: readonly Output[], wanted: string | undefined): Output {
-  const candidates = outputs.filter((o) => o.key.endsWith(OUTPUT_SUFFIX));
+  const candidates = outputs.filter((o) => o.key.endsWith(API_URL_OUTPUT_SUFFIX));
   const keys = candidates.map((o) => o.key).join(', ');
   if (wanted !== undefined) {
     const found = candidates.find((o) => o.key === wanted);
     if (found) return found;
     throw new CliError(
       candidates.length === 0
-        ? `Stack ${stack} has no output whose key ends in ${OUTPUT_SUFFIX}.`
-        : `Stack ${stack} has no output ${wanted} ending in ${OUTPUT_SUFFIX}; it has: ${keys}.`,
+        ? `Stack ${stack} has no output whose key ends in ${API_URL_OUTPUT_SUFFIX}.`
+        : `Stack ${stack} has no output ${wanted} ending in ${API_URL_OUTPUT_SUFFIX}; it has: ${keys}.`,
     );
   }
   if (candidates.length === 1) return candidates[0];
   if (candidates.length === 0) {
-    throw new CliError(`Stack ${stack} has no output whose key ends in ${OUTPUT_SUFFIX}: is the ToolHandler with approvals deployed in it?`);
+    throw new CliError(`Stack ${stack} has no output whose key ends in ${API_URL_OUTPUT_SUFFIX}: is the ToolHandler with approvals deployed in it?`);
   }
   throw new CliError(`Stack ${stack} has several approvals APIs: pass --output with one of ${keys}.`);
 }

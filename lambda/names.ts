@@ -155,6 +155,9 @@ export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
  */
 export const HANDLER_OWNER = 'handler';
 
+/** The stack outputs of approvals API URLs end in this: the construct names them so, the CLI's `--stack` looks for it. */
+export const API_URL_OUTPUT_SUFFIX = 'ApprovalsApiUrl';
+
 /** The reply bus. */
 export const REPLY_EVENT_SOURCE = 'cdk-tool-handler';
 

@@ -4,12 +4,11 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ENV } from '../lambda/names';
+import { API_URL_OUTPUT_SUFFIX, ENV } from '../lambda/names';
 import { DEFAULTS, defaultArchitecture, defaultRuntime } from './defaults';
 import { packagedFunctionCode, PackagedFunction } from './packaged-code';
 import { apiTableStatements, engineTableStatements, expirerTableStatements } from './permissions';
 import { FUNCTION_ROLE, PUBLISHER_TAG, TAG } from './tags';
-import { API_URL_OUTPUT_SUFFIX } from './notifications';
 import { ToolHandlerProps } from './tool-handler-props';
 import { Settings } from './validation';
 
@@ -43,7 +42,7 @@ export class ApprovalsService extends Construct {
   constructor(scope: Construct, id: string, options: ApprovalsServiceOptions) {
     super(scope, id);
     const shared = { [ENV.approvalsTable]: options.table.tableName, [ENV.owner]: options.owner };
-    this.engine = this.packagedFunction('Engine', 'approvals-engine', FUNCTION_ROLE.engine, options, {
+    this.engine = this.packagedFunction('Engine', FUNCTION_ROLE.engine, options, {
       description: 'cdk-tool-handler approvals engine: creates, claims and completes approvals for the tool handler.',
       environment: {
         ...shared,
@@ -54,14 +53,14 @@ export class ApprovalsService extends Construct {
     });
     engineTableStatements(options.table, options.owner).forEach((statement) => this.engine.addToRolePolicy(statement));
 
-    this.api = this.packagedFunction('Api', 'approvals-api', FUNCTION_ROLE.api, options, {
+    this.api = this.packagedFunction('Api', FUNCTION_ROLE.api, options, {
       description: 'cdk-tool-handler approvals API: lists, reads and decides approvals for IAM-authenticated approvers.',
       environment: shared,
     });
     apiTableStatements(options.table, options.owner).forEach((statement) => this.api.addToRolePolicy(statement));
     this.apiUrl = this.api.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.AWS_IAM });
 
-    this.expirer = this.packagedFunction('Expirer', 'approvals-expirer', FUNCTION_ROLE.expirer, options, {
+    this.expirer = this.packagedFunction('Expirer', FUNCTION_ROLE.expirer, options, {
       description: 'cdk-tool-handler approvals expirer: marks undecided approvals past their expiry as expired.',
       environment: { ...shared, ...(options.replyBus ? { [ENV.replyBus]: options.replyBus.eventBusArn } : {}) },
     });
@@ -79,7 +78,6 @@ export class ApprovalsService extends Construct {
   private packagedFunction(
     id: string,
     code: PackagedFunction,
-    role: string,
     options: ApprovalsServiceOptions,
     settings: { description: string; environment: { [key: string]: string } },
   ): lambda.Function {
@@ -106,7 +104,7 @@ export class ApprovalsService extends Construct {
       loggingFormat: lambda.LoggingFormat.JSON,
     });
     // What the handler role's Denies and the README's SCP recognise the function by (`aws:ResourceTag`).
-    Tags.of(fn).add(TAG.function, role);
+    Tags.of(fn).add(TAG.function, code);
     Tags.of(fn).add(TAG.owner, options.owner);
     if (options.runtime === undefined) {
       Validations.of(fn).acknowledge({

@@ -30,8 +30,6 @@ export interface ResumeDecisionsOptions {
 export interface ResumeDecisions {
   /** The bus that announces decided approvals: `props.approvalsResumeBus`, or the table's path's. */
   readonly bus: events.IEventBus;
-  /** The pipe's role, when this handler made the table's resume path. */
-  readonly pipeRole?: iam.IRole;
   /** The table's resume path, when this app made it (this handler or another of the table). */
   readonly path?: ApprovalsResumePath;
 }
@@ -46,13 +44,11 @@ export function resumeDecisions(scope: Construct, options: ResumeDecisionsOption
   const { props, queue } = options;
   if (!(props.autoResume ?? true)) return undefined;
   let bus = props.approvalsResumeBus;
-  let pipeRole: iam.IRole | undefined;
   let path: ApprovalsResumePath | undefined;
   if (!bus) {
     const { encryptionKey } = props;
     path = ApprovalsResumePath.of(scope, { table: options.table, encryptionKey, removalPolicy: options.removalPolicy });
     bus = path.bus;
-    pipeRole = path.role;
   }
   addResumeRule(scope, 'ResumeRule', {
     bus,
@@ -64,7 +60,7 @@ export function resumeDecisions(scope: Construct, options: ResumeDecisionsOption
   if (props.encryptionKey) allowEventBridgeToUseKey(scope, props.encryptionKey);
   // A given queue's own key, too: the resume rule sends to that queue.
   if (queue.encryptionMasterKey) allowEventBridgeToUseKey(scope, queue.encryptionMasterKey);
-  return { bus, pipeRole, path };
+  return { bus, path };
 }
 
 /** The `source` and `detail-type` of the events the resume path puts on its bus. */

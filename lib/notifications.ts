@@ -4,7 +4,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { REPLY_EVENT_SOURCE } from '../lambda/names';
+import { API_URL_OUTPUT_SUFFIX, REPLY_EVENT_SOURCE } from '../lambda/names';
 import { DEFAULTS } from './defaults';
 import { fail } from './errors';
 import { ToolHandlerProps } from './tool-handler-props';
@@ -40,8 +40,6 @@ export interface ApprovalNotificationsOptions {
   readonly apiUrlOutput: CfnOutput;
 }
 
-/** The stack outputs of approvals API URLs end in this (the CLI's `--stack` looks for it). */
-export const API_URL_OUTPUT_SUFFIX = 'ApprovalsApiUrl';
 
 const field = (path: string) => events.EventField.fromPath(`$.detail.${path}`);
 

@@ -1,7 +1,7 @@
 import { Annotations, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { Construct, IConstruct } from 'constructs';
+import { Construct } from 'constructs';
 import { DEFAULTS } from './defaults';
 import { fail } from './errors';
 import { eventBridgeKeyStatement } from './permissions';
@@ -114,20 +114,13 @@ function createEventDeadLetterQueue(
   });
 }
 
-/** The keys each handler has already let EventBridge use. */
-const keysAllowed = new WeakMap<IConstruct, Set<kms.IKey>>();
-
 /**
  * Lets EventBridge put events into queues encrypted with `key` (the rules' and the resume rule's
- * targets, the event dead-letter queue), once per handler (`scope`) and key. For a key defined in
- * this app the statement goes into its key policy; an imported key's policy cannot be changed from
+ * targets, the event dead-letter queue). For a key defined in this app the statement goes into its
+ * key policy (a repeat of it renders once, and so does a repeated warning); an imported key's policy cannot be changed from
  * here, which adds a warning.
  */
 export function allowEventBridgeToUseKey(scope: Construct, key: kms.IKey): void {
-  const allowed = keysAllowed.get(scope) ?? new Set<kms.IKey>();
-  keysAllowed.set(scope, allowed);
-  if (allowed.has(key)) return;
-  allowed.add(key);
   const { statementAdded } = key.addToResourcePolicy(eventBridgeKeyStatement(Stack.of(scope).account));
   if (!statementAdded) {
     Annotations.of(scope).addWarningV2(

@@ -195,7 +195,7 @@ export class ToolHandler extends Construct implements IToolHandler {
 
     acknowledgeRoleFindings({
       handler: fn,
-      otherRoles: [approvals.engine.role, approvals.api.role, approvals.expirer.role, resume?.pipeRole],
+      otherRoles: [approvals.engine.role, approvals.api.role, approvals.expirer.role, resume?.path?.role],
       keys: [props.encryptionKey, table.encryptionKey, this.queue.encryptionMasterKey],
       tracing: props.tracing,
     });

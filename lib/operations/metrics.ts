@@ -27,16 +27,16 @@ export class HandlerMetrics {
     readonly tools: readonly string[],
   ) {}
 
-  calls(tool: string | undefined, props: cloudwatch.MetricOptions | undefined, method = 'metricCalls'): cloudwatch.Metric {
-    return this.perCall(CALL_METRICS.calls, cloudwatch.Stats.SUM, tool, props, method);
+  calls(tool: string | undefined, props: cloudwatch.MetricOptions | undefined): cloudwatch.Metric {
+    return this.perCall(CALL_METRICS.calls, cloudwatch.Stats.SUM, tool, props, 'metricCalls');
   }
 
-  failed(tool: string | undefined, props: cloudwatch.MetricOptions | undefined, method = 'metricFailed'): cloudwatch.Metric {
-    return this.perCall(CALL_METRICS.failed, cloudwatch.Stats.SUM, tool, props, method);
+  failed(tool: string | undefined, props: cloudwatch.MetricOptions | undefined): cloudwatch.Metric {
+    return this.perCall(CALL_METRICS.failed, cloudwatch.Stats.SUM, tool, props, 'metricFailed');
   }
 
-  duration(tool: string | undefined, props: cloudwatch.MetricOptions | undefined, method = 'metricDuration'): cloudwatch.Metric {
-    return this.perCall(CALL_METRICS.duration, cloudwatch.Stats.AVERAGE, tool, props, method);
+  duration(tool: string | undefined, props: cloudwatch.MetricOptions | undefined): cloudwatch.Metric {
+    return this.perCall(CALL_METRICS.duration, cloudwatch.Stats.AVERAGE, tool, props, 'metricDuration');
   }
 
   approvalsRequested(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
