@@ -8,7 +8,7 @@ import { ApiError } from '../approvals-client/api-error';
 import { ApprovalsClient } from '../approvals-client/client';
 import { defaultRegion, toEndpoint } from '../approvals-client/endpoint';
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from '../console/errors';
-import { escapeJson, escapeLines } from '../console/escape';
+import { escapeLines, printableJson } from '../console/escape';
 import { writeLine, type CliIo } from '../console/io';
 import { readState } from '../local/state';
 import { parseCommand, type Command, type Target } from './args';
@@ -76,7 +76,7 @@ async function connect(target: Target, io: CliIo): Promise<ApprovalsClient> {
 function report(error: unknown, io: CliIo, json: boolean, argv: readonly string[]): number {
   if (!(error instanceof CliError)) {
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    writeLine(io.stderr, json ? escapeJson(JSON.stringify({ error: { type: 'internal', message } })) : `Unexpected error: ${escapeLines(message)}`);
+    writeLine(io.stderr, json ? printableJson({ error: { type: 'internal', message } }) : `Unexpected error: ${escapeLines(message)}`);
     return EXIT_FAILED;
   }
   if (json) {
@@ -84,7 +84,7 @@ function report(error: unknown, io: CliIo, json: boolean, argv: readonly string[
       error instanceof ApiError
         ? { status: error.status, type: error.type ?? null, message: error.apiMessage }
         : { type: error instanceof UsageError ? 'usage' : 'failed', message: error.message };
-    writeLine(io.stderr, escapeJson(JSON.stringify({ error: body })));
+    writeLine(io.stderr, printableJson({ error: body }));
   } else {
     // Messages may hold server text (and fields are escaped where they are put in): escape the rest.
     writeLine(io.stderr, `Error: ${escapeLines(error.message)}`);

@@ -7,14 +7,12 @@
  * arrives as the stack's resume path sends it. One result line per call, in FILE's order.
  */
 import * as fs from 'node:fs';
-import { ApprovalsClient } from '../approvals-client/client';
-import { toEndpoint } from '../approvals-client/endpoint';
 import { EXIT_FAILED, EXIT_OK, UsageError } from '../console/errors';
-import { escapeJson, escapeText as t } from '../console/escape';
+import { escapeText as t, printableJson } from '../console/escape';
 import { writeLine, type CliIo } from '../console/io';
 import { exitCodeOf } from './interrupt';
 import type { LocalRun } from './runtime';
-import { decide, waitFor } from './scripting';
+import { decide, localApprovalsClient, waitForReply } from './scripting';
 
 export const APPROVE_MODES = ['all', 'none'] as const;
 export type ApproveMode = (typeof APPROVE_MODES)[number];
@@ -79,7 +77,7 @@ export function readCallsFile(file: string): CallLine[] {
 
 /** Sends every call, decides and waits as asked; the results in FILE's order. */
 export async function runCalls(run: LocalRun, calls: readonly CallLine[], options: CallsOptions): Promise<CallResult[]> {
-  const client = run.apiUrl ? new ApprovalsClient(toEndpoint(run.apiUrl, run.region), async () => run.approver) : undefined;
+  const client = localApprovalsClient(run);
   /** The last reply of each approval decided here (two calls with the same ids share one approval). */
   const resumes = new Map<string, Promise<any>>();
   const timeoutMs = options.timeoutSeconds * 1000;
@@ -97,17 +95,14 @@ export async function runCalls(run: LocalRun, calls: readonly CallLine[], option
     if (!resumed) {
       const from = run.lines.length;
       resumed = decide(client, id, approved, `local --calls --approve ${options.approve}`).then(() =>
-        waitFor(
-          () => run.lines.slice(from).find((l) => l.type === 'reply' && l.reply?.approval_id === id && l.reply.status !== 'pending_approval'),
-          Math.max(0, deadline - Date.now()),
-        ),
+        waitForReply(run, from, (r) => r?.approval_id === id && r.status !== 'pending_approval', Math.max(0, deadline - Date.now())),
       );
       resumes.set(id, resumed);
     }
     const decision = approved ? 'approved' : 'denied';
     const last = await resumed;
     if (!last) return ended(call, options, { ...identity(reply), decision, ended: 'timeout', message: `no reply to the resume within ${options.timeoutSeconds} s` });
-    return fromReply(call, options, (last as { reply: unknown }).reply, decision);
+    return fromReply(call, options, last, decision);
   };
 
   return Promise.all(calls.map((call) => withLimits(call, settle(call), options)));
@@ -184,7 +179,7 @@ function toolOf(call: CallLine): string | undefined {
  * `2 refund ok {"refunded":"o-1"} (apr_… approved)`; escaped as everything `local` prints.
  */
 export function formatCallResult(result: CallResult): string {
-  const value = result.result === undefined ? '' : ` ${escapeJson(JSON.stringify(result.result))}`;
+  const value = result.result === undefined ? '' : ` ${printableJson(result.result)}`;
   const approval = result.approval_id === undefined ? '' : ` (${t(result.approval_id)} ${result.decision ?? 'undecided'})`;
   const message = result.message === undefined ? '' : `: ${t(result.message)}`;
   return `${result.line} ${t(result.tool ?? '-')} ${t(result.ended)}${value}${approval}${message}`;
@@ -193,7 +188,7 @@ export function formatCallResult(result: CallResult): string {
 /** Prints the results (stdout: one line each, or JSON with `--json`) and a summary (stderr); the exit code. */
 export function reportCalls(results: readonly CallResult[], io: CliIo, json: boolean, signal?: AbortSignal): number {
   for (const result of results) {
-    writeLine(io.stdout, json ? escapeJson(JSON.stringify({ type: 'call_result', ...result })) : formatCallResult(result));
+    writeLine(io.stdout, json ? printableJson({ type: 'call_result', ...result }) : formatCallResult(result));
   }
   const missed = results.filter((r) => !r.expected).length;
   writeLine(io.stderr, `calls: ${results.length - missed} of ${results.length} ended as asked${missed > 0 ? `, ${missed} did not` : ''}.`);

@@ -103,7 +103,7 @@ async function runAssembly(
       await unlessInterrupted(signal, run.send(envelopes, { direct: options.direct }).then(() => run.settled()));
     }
     if (options.once) return EXIT_OK;
-    mcp = options.mcp ? await startMcpServer(run, { assembly, port: options.port ?? DEFAULT_MCP_PORT, print }) : undefined;
+    mcp = options.mcp ? await startMcpServer(run, { port: options.port ?? DEFAULT_MCP_PORT, print }) : undefined;
     await serve(run, io, print);
     return EXIT_OK;
   } finally {

@@ -6,13 +6,11 @@
  * run's functions emitted, per tool. Returns whether every step answered as expected.
  */
 import { ApiError } from '../approvals-client/api-error';
-import { ApprovalsClient } from '../approvals-client/client';
-import { toEndpoint } from '../approvals-client/endpoint';
 import { APPROVAL_EXPIRED_DETAIL_TYPE } from '../lambda/reply-bus';
 import type { LocalLine } from './print';
 import { metricsTable, runMetrics } from './run-metrics';
 import type { LocalRun } from './runtime';
-import { decide, waitFor } from './scripting';
+import { decide, localApprovalsClient, waitFor, waitForReply } from './scripting';
 
 /** The engine's approval TTL for the expiry step (the demo restarts the engine with it). */
 export const DEMO_EXPIRY_TTL_S = 2;
@@ -22,12 +20,12 @@ class StepFailed extends Error {}
 export async function runDemo(run: LocalRun, print: (line: LocalLine) => void): Promise<boolean> {
   const say = (message: string) => print({ type: 'step', message });
   const started = Date.now();
-  if (!run.apiUrl) {
+  const client = localApprovalsClient(run);
+  if (!client) {
     say('✗ the stack has no approvals API: the demo needs a ToolHandler whose tools require approval.');
     return false;
   }
   const { approver } = run;
-  const client = new ApprovalsClient(toEndpoint(run.apiUrl, run.region), async () => approver);
   const steps = 8;
   let n = 0;
   const step = async <T>(title: string, body: () => Promise<T>): Promise<T> => {
@@ -42,10 +40,7 @@ export async function runDemo(run: LocalRun, print: (line: LocalLine) => void): 
   };
 
   /** The next reply (after line `from`) that `match` accepts, waiting up to `ms`. */
-  const reply = async (from: number, match: (r: any) => boolean, ms = 10_000): Promise<any> => {
-    const found = await waitFor(() => run.lines.slice(from).find((l) => l.type === 'reply' && match(l.reply)) as any, ms);
-    return found?.reply;
-  };
+  const reply = (from: number, match: (r: any) => boolean, ms = 10_000): Promise<any> => waitForReply(run, from, match, ms);
   const event = async (from: number, detailType: string, approvalId: string, ms: number): Promise<any> =>
     waitFor(() => run.lines.slice(from).find((l) => l.type === 'event' && l.detail_type === detailType && l.detail?.approval_id === approvalId), ms);
 

@@ -4,7 +4,6 @@
  * functions; the approvals API is never invoked there (only through its function URL), and the
  * approvals engine only with the handler's keys. A refusal says why in the words AWS uses.
  */
-import { isLoopbackHost } from './loopback-host';
 import { verifySigV4, type ReceivedRequest } from './sigv4';
 
 export interface EndpointAccess {
@@ -39,13 +38,10 @@ export async function authenticate(
   port: number,
   access: EndpointAccess,
 ): Promise<{ readonly accessKeyId: string } | { readonly refused: Refusal }> {
-  if (!isLoopbackHost(request.headers.host, port)) {
-    const reason = `Host ${request.headers.host ?? '(none)'} is not 127.0.0.1:${port} or localhost:${port}`;
-    return { refused: { type: 'InvalidSignatureException', message: SIGNATURE_MISMATCH, reason } };
-  }
   const verdict = await verifySigV4(request, {
     service,
     region: access.region,
+    port,
     secretOf: (accessKeyId) => {
       const secretAccessKey = access.keys.get(accessKeyId);
       return secretAccessKey === undefined ? undefined : { secretAccessKey };

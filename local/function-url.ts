@@ -17,7 +17,6 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { joinHeaders, readBody, splitUrl } from './http-request';
-import { isLoopbackHost } from './loopback-host';
 import { parseQuery } from './query-string';
 import { verifySigV4, type ReceivedRequest } from './sigv4';
 
@@ -192,11 +191,8 @@ export async function startFunctionUrlHost(options: FunctionUrlHostOptions): Pro
   async function verify(
     request: ReceivedRequest,
   ): Promise<{ ok: true; accessKeyId: string; caller: KnownCaller; userId: string } | { ok: false; reason: string }> {
-    if (!isLoopbackHost(request.headers.host, port)) {
-      return { ok: false, reason: `Host ${request.headers.host ?? '(none)'} is not 127.0.0.1:${port} or localhost:${port}` };
-    }
     const known = (accessKeyId: string) => (Object.hasOwn(options.credentials, accessKeyId) ? options.credentials[accessKeyId] : undefined);
-    const verdict = await verifySigV4(request, { service: 'lambda', region, secretOf: known });
+    const verdict = await verifySigV4(request, { service: 'lambda', region, port, secretOf: known });
     if (!verdict.ok) return verdict;
     const { accessKeyId } = verdict;
     const caller = known(accessKeyId)!;

@@ -13,7 +13,6 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { CliError } from '../console/errors';
 import { escapeText } from '../console/escape';
-import { readStack } from './assembly';
 import { isLoopbackHost } from './loopback-host';
 import { callAsGateway } from './mcp-call';
 import { gatewayToolsOf, type GatewayTool } from './mcp-tools';
@@ -26,8 +25,6 @@ export const MCP_PATH = '/mcp';
 export const DEFAULT_MCP_PORT = 8931;
 
 export interface McpServerOptions {
-  /** The cloud assembly the run was started from. */
-  readonly assembly: string;
   /** 0 for any free port. */
   readonly port: number;
   readonly print: (line: LocalLine) => void;
@@ -51,7 +48,7 @@ export function mcpToken(run: Pick<LocalRun, 'approver'>): string {
 
 /** Starts the server and prints where it is and the token it takes. */
 export async function startMcpServer(run: LocalRun, options: McpServerOptions): Promise<LocalMcpServer> {
-  const tools = gatewayToolsOf(readStack(options.assembly, run.stackName).template, run.handlerLogicalId);
+  const tools = gatewayToolsOf(run.template, run.handlerLogicalId);
   if (tools.length === 0) {
     throw new CliError(
       `The stack ${run.stackName}'s ToolHandler has no AgentCore Gateway target: \`local --mcp\` serves the tools a gateway ` +

@@ -10,8 +10,9 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CliError } from '../console/errors';
-import { ENV, HANDLER_OWNER, TABLE } from '../lambda/names';
-import { findToolHandlers, readStack, type FunctionResource, type ToolHandlerParts } from './assembly';
+import { ENV, HANDLER_OWNER } from '../lambda/names';
+import { approvalKeyPrefix } from '../lambda/stores/dynamo-items';
+import { findToolHandlers, readStack, type FunctionResource, type Template, type ToolHandlerParts } from './assembly';
 import { createTableInput, startDynamo, type LocalDynamo } from './dynamo';
 import { startEndpoints, type BusEvent, type LocalEndpoints } from './endpoints';
 import { EventPatternError } from './event-pattern';
@@ -60,7 +61,7 @@ export class LocalRun {
   private pipe?: PipeSpec;
   private resumeRule?: ResumeRuleSpec;
   /** The handler's owner: its approvals' keys are `approval#<owner>#<id>`. */
-  private owner = 'handler';
+  private owner = HANDLER_OWNER;
   private topicRules: TopicRule[] = [];
   private parts!: ToolHandlerParts;
   private keyNames: string[] = [];
@@ -70,6 +71,8 @@ export class LocalRun {
   private readonly credentials = newRunCredentials();
   private stopping = false;
   stackName = '';
+  /** The stack's template, as read at start. */
+  template: Template = {};
 
   private constructor(private readonly options: LocalRunOptions) {}
 
@@ -131,6 +134,7 @@ export class LocalRun {
   private async boot(): Promise<void> {
     const stack = readStack(this.options.assembly, this.options.stack);
     this.stackName = stack.name;
+    this.template = stack.template;
     const all = findToolHandlers(stack);
     const wanted = this.options.handler;
     const chosen = wanted ? all.find((p) => p.handler.constructPath.startsWith(wanted) || p.handler.logicalId === wanted) : all[0];
@@ -361,7 +365,7 @@ export class LocalRun {
 
   private async resume(approvalId: string): Promise<void> {
     if (!this.tableName || !this.dynamo) return;
-    const key = `${TABLE.approvalKeyPrefix}${this.owner}${TABLE.ownerSeparator}${approvalId}`;
+    const key = approvalKeyPrefix(this.owner) + approvalId;
     const found = await this.dynamo.call('GetItem', { TableName: this.tableName, Key: { [this.keyNames[0]]: { S: key } }, ConsistentRead: true });
     const item = found.Item as Record<string, unknown> | undefined;
     if (!item) return;

@@ -1,13 +1,15 @@
 /**
- * Checks a request's SigV4 signature the way an AWS front end does: the credential scope (service,
- * region, date), a 15-minute clock window, the payload's hash, and the signature itself, recomputed
- * with the AWS SDK's own signer from the secret of the access key the request names. Used by every
- * local endpoint: the function URL, Lambda's Invoke and EventBridge's PutEvents.
+ * Checks a request's SigV4 signature the way an AWS front end does: first that `Host` is this
+ * endpoint on loopback (the local run is closed to other hosts, SPEC §13), then the credential
+ * scope (service, region, date), a 15-minute clock window, the payload's hash, and the signature
+ * itself, recomputed with the AWS SDK's own signer from the secret of the access key the request
+ * names. Used by every local endpoint: the function URL, Lambda's Invoke and EventBridge's PutEvents.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { isLoopbackHost } from './loopback-host';
 import { parseQueryMulti } from './query-string';
 
 export interface ReceivedRequest {
@@ -30,6 +32,8 @@ export interface SigV4Scope {
   /** `lambda`, `events`. */
   readonly service: string;
   readonly region: string;
+  /** The endpoint's port on 127.0.0.1: a request whose `Host` is not `127.0.0.1:<port>` or `localhost:<port>` is invalid. */
+  readonly port: number;
   /** The secret of an access key id, or `undefined` for a key this endpoint does not know. */
   secretOf(accessKeyId: string): SigningSecret | undefined;
 }
@@ -48,6 +52,8 @@ const AUTHORIZATION =
 
 export async function verifySigV4(request: ReceivedRequest, scope: SigV4Scope): Promise<SigV4Verdict> {
   const invalid = (reason: string): SigV4Verdict => ({ ok: false, failure: 'invalid', reason });
+  const { host } = request.headers;
+  if (!isLoopbackHost(host, scope.port)) return invalid(`Host ${host ?? '(none)'} is not 127.0.0.1:${scope.port} or localhost:${scope.port}`);
   const auth = AUTHORIZATION.exec(request.headers.authorization ?? '');
   if (!auth) return { ok: false, failure: 'unsigned', reason: 'missing or malformed Authorization' };
   const [, accessKeyId, scopeDate, scopeRegion, scopeService, signedHeaderList] = auth;
