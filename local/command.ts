@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import { CliError, EXIT_FAILED, EXIT_OK, UsageError } from '../console/errors';
+import { printableJson } from '../console/escape';
 import { writeLine, type CliIo } from '../console/io';
 import { DEFAULT_CALL_TIMEOUT_S, readCallsFile, reportCalls, runCalls, type ApproveMode, type CallLine } from './calls';
 import { runDemo } from './demo';
@@ -130,7 +131,7 @@ function printer(options: LocalOptions, io: CliIo): (line: LocalLine) => void {
     // With --calls, stdout holds the calls' results only (local/calls.ts): the run's own lines go to stderr.
     const progress = options.calls === undefined ? io.stdout : io.stderr;
     if (options.json) {
-      writeLine(line.type === 'log' ? io.stderr : progress, JSON.stringify(line));
+      writeLine(line.type === 'log' ? io.stderr : progress, printableJson(line));
       return;
     }
     writeLine(line.type === 'log' || line.type === 'info' ? io.stderr : progress, formatLine(line));

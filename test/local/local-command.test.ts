@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { expectSafe } from '../cli/hostile';
 import { editedAssembly, local, synthesizeSample, removeMade } from './sample-assembly';
 
 afterAll(removeMade);
@@ -58,6 +59,15 @@ test('--json prints one JSON object per line; --file reads a JSON array of envel
   expect(lines).toContainEqual(
     expect.objectContaining({ type: 'reply', detail_type: 'Tool Call Failed', reply: expect.objectContaining({ error: expect.objectContaining({ type: 'ToolNotFound' }) }) }),
   );
+}, 60_000);
+
+test('--json escapes control and format characters (SPEC §13), and each line still parses to what was sent', async () => {
+  const args = { a: 1, b: 2, note: 'x\u202eevil\u009b31m\u200b\u0007' };
+  const result = await local(['local', '--assembly', assembly, '--once', '--json', JSON.stringify({ tool: 'add', args })]);
+  expect(result.code).toBe(0);
+  expectSafe(result.stdout);
+  const lines = result.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  expect(lines).toContainEqual(expect.objectContaining({ type: 'call', envelope: expect.objectContaining({ args }) }));
 }, 60_000);
 
 test('--app naming a cloud assembly runs it without synthesizing', async () => {
