@@ -14,6 +14,7 @@ import { EXPIRE_ATTRIBUTE_NAMES } from '../../lib/permissions';
 import { createTestTable } from '../support/dynamo';
 import { matchesPattern } from '../../local/event-pattern';
 import { renderInputTemplate } from '../../local/pipe';
+import { renderInput } from '../../local/rule-input';
 import { actionsOf, handlerResource, onlyResource, props, statementsOfRole, toolStack, unbundledApp, withApprovalIndexes } from './helpers';
 
 /** §10 and §13 in the template: the resume path, the expiry schedule, notifications, who may publish replies. */
@@ -330,17 +331,6 @@ describe('notifications and the reply source', () => {
   });
 });
 
-/** Two decision-shaped events, and what an EventBridge input transformer makes of them. */
-function renderInputTransformer(transformer: { InputPathsMap: Record<string, string>; InputTemplate: string }, event: unknown): string {
-  return transformer.InputTemplate.replace(/<([A-Za-z0-9_.-]+)>/g, (_, name: string) => {
-    const path = transformer.InputPathsMap[name];
-    if (!path) throw new Error(`no path for <${name}>`);
-    const value = path.replace(/^\$\./, '').split('.').reduce<any>((at, key) => (at === undefined ? undefined : at[key]), event);
-    // In a JSON template, a placeholder outside quotes becomes the JSON value at its path.
-    return JSON.stringify(value);
-  });
-}
-
 describe('the resume path against real-shaped stream records (two owners, one table)', () => {
   type Named = { name: string; owner: string; record: any };
 
@@ -449,7 +439,8 @@ describe('the resume path against real-shaped stream records (two owners, one ta
       const matched = decided.filter((r) => matchesPattern(rule.Properties.EventPattern, eventOf(r.record)));
       expect(matched.map((r) => r.owner)).toEqual([mine]);
       for (const r of matched) {
-        expect(JSON.parse(renderInputTransformer(rule.Properties.Targets[0].InputTransformer, eventOf(r.record)))).toEqual({ approval_id: 'apr_1' });
+        const { InputPathsMap: paths, InputTemplate: template } = rule.Properties.Targets[0].InputTransformer;
+        expect(JSON.parse(renderInput({ paths, template }, eventOf(r.record)))).toEqual({ approval_id: 'apr_1' });
       }
     }
   });

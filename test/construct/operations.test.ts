@@ -225,7 +225,7 @@ describe('alarms, on by default', () => {
   });
 
   test.each(Object.values(ToolHandlerAlarm))('disabledAlarms: [%s] leaves that alarm out and every other in', (left) => {
-    const every = built({});
+    const every = defaults;
     const without = built({ disabledAlarms: [left] });
     const ids = (b: typeof every) => Object.keys(alarmsOf(b.stack, b.template)).sort();
     expect(ids(every)).toContain(left);

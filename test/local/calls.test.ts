@@ -105,13 +105,14 @@ test('a call that outlasts --timeout ends timeout; exit 1', async () => {
   const stack = new Stack(app, 'Slow');
   new ToolHandler(stack, 'Tools', { entry: path.join(__dirname, '..', 'fixtures', 'slow-tools.ts'), tools: ['slow'], timeout: Duration.seconds(20) });
   app.synth();
-  const file = callsFile('slow.jsonl', [JSON.stringify({ tool: 'slow', args: { ms: 10_000 } }), JSON.stringify({ tool: 'slow', args: { ms: 0 } })]);
+  const file = callsFile('slow.jsonl', [JSON.stringify({ tool: 'slow', args: { ms: 20_000 } }), JSON.stringify({ tool: 'slow', args: { ms: 0 } })]);
   const started = Date.now();
   const result = await local(['local', '--assembly', outdir, '--calls', file, '--timeout', '1']);
   expect(result.code).toBe(1);
   const lines = result.stdout.trimEnd().split('\n');
   expect(lines[0]).toBe('1 slow timeout: no last reply within 1 s');
   expect(lines[1]).toMatch(/^2 slow (ok "done"|timeout: no last reply within 1 s)$/);
+  // A run that waited for the 20 s tool after printing its timeout would take longer than this.
   expect(Date.now() - started).toBeLessThan(15_000);
 }, 60_000);
 

@@ -8,7 +8,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -16,6 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { App } from 'aws-cdk-lib';
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import { SampleStack } from '../../bin/sample-stack';
+import { sendRaw, type RawReply } from './raw-aws-request';
 import { cliFixture, local, REPO, removeMade, synthesizeSample } from './sample-assembly';
 
 const { bundle, env, build } = cliFixture();
@@ -153,23 +153,12 @@ describe('who may call it', () => {
   const CALL = { method: 'tools/call', params: { name: 'sample___add', arguments: { a: 40, b: 2 } } };
 
   /** A raw POST of a JSON-RPC request (`initialize` unless told), with the headers given. */
-  function post(
-    headers: Record<string, string>,
-    message: object = INITIALIZE,
-  ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, ...message });
-    return new Promise((resolve, reject) => {
-      const request = http.request(
-        url,
-        { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers } },
-        (response) => {
-          let text = '';
-          response.on('data', (c: Buffer) => (text += c.toString('utf8')));
-          response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: text }));
-        },
-      );
-      request.on('error', reject);
-      request.end(body);
+  function post(headers: Record<string, string>, message: object = INITIALIZE): Promise<RawReply> {
+    return sendRaw({
+      origin: url.origin,
+      path: url.pathname,
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...message }),
     });
   }
 
@@ -188,15 +177,15 @@ describe('who may call it', () => {
     expect(stderr.split('mcp → ').length).toBe(calls);
     expect(reply.status).toBe(401);
     expect(reply.headers['www-authenticate']).toMatch(/^Bearer /);
-    expect(JSON.parse(reply.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32001, message: expect.stringContaining('Unauthorized') } });
+    expect(JSON.parse(reply.text)).toMatchObject({ jsonrpc: '2.0', error: { code: -32001, message: expect.stringContaining('Unauthorized') } });
   });
 
   test('the same raw requests with the token are served (the refusals above are for the token alone)', async () => {
     const reply = await post({ Authorization: `Bearer ${token}` });
     expect(reply.status).toBe(200);
-    expect(JSON.parse(reply.body)).toMatchObject({ result: { serverInfo: { name: 'cdk-tool-handler-local' } } });
+    expect(JSON.parse(reply.text)).toMatchObject({ result: { serverInfo: { name: 'cdk-tool-handler-local' } } });
     const call = await post({ Authorization: `Bearer ${token}` }, CALL);
-    expect(JSON.parse(JSON.parse(call.body).result.content[0].text)).toMatchObject({ status: 'ok', result: 42 });
+    expect(JSON.parse(JSON.parse(call.text).result.content[0].text)).toMatchObject({ status: 'ok', result: 42 });
   });
 
   test('a request through another host name (DNS rebinding) is refused, even with the token: 403', async () => {
