@@ -16,7 +16,7 @@ import { App } from 'aws-cdk-lib';
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import { SampleStack } from '../../bin/sample-stack';
 import { sendRaw, type RawReply } from './raw-aws-request';
-import { cliFixture, local, REPO, removeMade, synthesizeSample } from './sample-assembly';
+import { cliFixture, local, REPO, removeMade, synthesizeSample, until } from './sample-assembly';
 
 const { bundle, env, build } = cliFixture();
 const STACK = 'ToolHandlerSample';
@@ -41,13 +41,7 @@ function synthesizeSampleWithGateway(): string {
   return outdir;
 }
 
-async function until(test: () => boolean, what: string, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!test()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const printed = () => ({ stdout, stderr });
 
 function connect(headers: Record<string, string>): Promise<Client> {
   const mcp = new Client({ name: 'cdk-tool-handler-test', version: '1.0.0' });
@@ -68,7 +62,7 @@ beforeAll(async () => {
   child = spawn(process.execPath, [bundle, 'local', '--assembly', assembly, '--mcp', '--port', '0'], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-  await until(() => stderr.includes('serving: decide with'), 'serving');
+  await until(() => stderr.includes('serving: decide with'), 'serving', printed);
   url = new URL(/mcp: serving .* at (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(stderr)![1]);
   token = /Authorization: Bearer (\S+)$/m.exec(stderr)![1];
   client = await connect({ Authorization: `Bearer ${token}` });
@@ -134,7 +128,7 @@ test('a call that needs approval: pending; approved through the local API; resum
   const approve = await local(['approvals', 'approve', id, '--local', '--yes'], env);
   expect(approve.code).toBe(0);
   // The local run's pipe stand-in resumes it on the tool queue, as the stack's pipe would; then the agent asks.
-  await until(() => stdout.includes('← ok refund result {"refunded":"o-mcp"}'), 'the resume by the pipe');
+  await until(() => stdout.includes('← ok refund result {"refunded":"o-mcp"}'), 'the resume by the pipe', printed);
 
   const resumed = await client.callTool({ name: 'sample___resume_approval', arguments: { approval_id: id } });
   expect(resumed.isError).toBe(false);

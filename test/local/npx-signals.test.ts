@@ -12,7 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import { ToolHandler } from '../../lib';
-import { cliFixture, REPO, removeMade, synthesizeSample } from './sample-assembly';
+import { cliFixture, REPO, removeMade, synthesizeSample, until } from './sample-assembly';
 
 afterAll(removeMade);
 
@@ -57,14 +57,6 @@ function npx(args: string[], options: { detached?: boolean } = {}) {
   return { child, out, closed };
 }
 
-async function until(test: () => boolean, what: string, out: { stdout: string; stderr: string }, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!test()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\nstdout:\n${out.stdout}\nstderr:\n${out.stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -76,21 +68,21 @@ function alive(pid: number): boolean {
 
 test('SIGTERM to npx: the CLI (a grandchild of npx) stops, removing its state file', async () => {
   const { child, out, closed } = npx(['local', '--assembly', assembly]);
-  await until(() => out.stderr.includes('serving: decide with'), 'serving', out);
+  await until(() => out.stderr.includes('serving: decide with'), 'serving', () => out);
   const { pid } = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as { pid: number };
   expect(pid).not.toBe(child.pid);
   child.kill('SIGTERM');
-  await until(() => !alive(pid), 'the CLI to stop', out, 10_000);
+  await until(() => !alive(pid), 'the CLI to stop', () => out, { ms: 10_000 });
   await closed;
   expect(fs.existsSync(stateFile)).toBe(false);
 }, 60_000);
 
 test('SIGINT to the process group (what Ctrl-C sends): the CLI stops cleanly, and npx ends', async () => {
   const { child, out, closed } = npx(['local', '--assembly', assembly], { detached: true });
-  await until(() => out.stderr.includes('serving: decide with'), 'serving', out);
+  await until(() => out.stderr.includes('serving: decide with'), 'serving', () => out);
   const { pid } = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as { pid: number };
   process.kill(-child.pid!, 'SIGINT');
-  await until(() => !alive(pid), 'the CLI to stop', out, 10_000);
+  await until(() => !alive(pid), 'the CLI to stop', () => out, { ms: 10_000 });
   await closed;
   expect(child.exitCode !== null || child.signalCode !== null).toBe(true);
   expect(fs.existsSync(stateFile)).toBe(false);
@@ -100,7 +92,7 @@ test('SIGTERM to npx during --calls: unfinished calls end `interrupted`, printed
   const file = path.join(project, 'slow.jsonl');
   fs.writeFileSync(file, `${JSON.stringify({ tool: 'slow', args: { ms: 20_000 } })}\n`);
   const { child, out, closed } = npx(['local', '--assembly', slowAssembly, '--calls', file, '--timeout', '60']);
-  await until(() => out.stderr.includes('→ call slow'), 'the call', out);
+  await until(() => out.stderr.includes('→ call slow'), 'the call', () => out);
   const sent = Date.now();
   child.kill('SIGTERM');
   await closed;

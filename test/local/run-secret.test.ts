@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { LocalState } from '../../local/state';
-import { cliFixture, local, REPO, synthesizeSample, removeMade } from './sample-assembly';
+import { cliFixture, local, REPO, synthesizeSample, removeMade, until } from './sample-assembly';
 
 afterAll(removeMade);
 
@@ -31,11 +31,7 @@ async function oneRun(): Promise<{ mode: number; state: LocalState; listed: numb
   children.push(child);
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-  const end = Date.now() + 20_000;
-  while (!stderr.includes('serving: decide with')) {
-    if (Date.now() > end || child.exitCode !== null) throw new Error(`local did not start serving:\n${stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await until(() => stderr.includes('serving: decide with'), 'local to start serving', () => ({ stdout: '', stderr }), { ms: 20_000, child });
   const mode = fs.statSync(stateFile).mode & 0o777;
   const state = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as LocalState;
   const listed = (await local(['approvals', 'list', '--local'], env)).code;

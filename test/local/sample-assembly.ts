@@ -3,7 +3,7 @@
  * the handler's asset bundled by esbuild, the engine's and API's copied from dist/functions (built
  * by `npm run build:functions`, which `npm test` runs first). Once per test file.
  */
-import { execFile } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -15,6 +15,33 @@ import { runCli, type CliRun } from '../cli/harness';
 export const REPO = path.join(__dirname, '..', '..');
 
 const made: string[] = [];
+
+/** What a spawned CLI has printed so far. */
+export interface Printed {
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Polls `test` every 50 ms until it holds. After `ms`, or once `child` (when given) has exited
+ * without it, throws naming `what` with everything printed, so a failure shows why.
+ */
+export async function until(
+  test: () => boolean,
+  what: string,
+  printed: () => Printed,
+  options: { readonly ms?: number; readonly child?: ChildProcess } = {},
+): Promise<void> {
+  const end = Date.now() + (options.ms ?? 30_000);
+  while (!test()) {
+    const exited = options.child !== undefined && options.child.exitCode !== null;
+    if (Date.now() > end || exited) {
+      const { stdout, stderr } = printed();
+      throw new Error(`${exited ? 'the process exited' : 'timed out'} waiting for ${what}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 /** Removes the directories this file's tests made (call in `afterAll`). */
 export function removeMade(): void {

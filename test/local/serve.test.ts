@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import { cliFixture, local, REPO, synthesizeSample, removeMade } from './sample-assembly';
+import { cliFixture, local, REPO, synthesizeSample, removeMade, until } from './sample-assembly';
 
 afterAll(removeMade);
 
@@ -25,13 +25,7 @@ afterAll(() => {
   if (child && child.exitCode === null) child.kill('SIGKILL');
 });
 
-async function until(test: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!test()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const printed = () => ({ stdout, stderr });
 
 test('serves the approvals API to `approvals --local` until SIGINT; a decision resumes the call', async () => {
   const refund = JSON.stringify({ tool: 'refund', args: { orderId: 'o-served' }, run_id: 'served', call_id: 'c1' });
@@ -39,7 +33,7 @@ test('serves the approvals API to `approvals --local` until SIGINT; a decision r
   child = spawn(process.execPath, [bundle, 'local', '--assembly', assembly, refund], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-  await until(() => stderr.includes('serving: decide with'), 'serving');
+  await until(() => stderr.includes('serving: decide with'), 'serving', printed, { ms: 20_000 });
   const id = /← pending_approval refund (apr_\S+)/.exec(stdout)?.[1];
   expect(id).toBeDefined();
   expect(JSON.parse(fs.readFileSync(stateFile, 'utf8'))).toMatchObject({ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/$/), pid: child.pid });
@@ -52,7 +46,7 @@ test('serves the approvals API to `approvals --local` until SIGINT; a decision r
   expect(approve.code).toBe(0);
   expect(approve.stdout).toContain(`Approved ${id}, tool refund as arn:aws:sts::000000000000:assumed-role/Approver/alice (reason: fine).`);
 
-  await until(() => stdout.includes('← ok refund result {"refunded":"o-served"}'), 'the resumed reply');
+  await until(() => stdout.includes('← ok refund result {"refunded":"o-served"}'), 'the resumed reply', printed, { ms: 20_000 });
   expect(stdout).toContain(`→ resume ${id}`);
 
   const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
