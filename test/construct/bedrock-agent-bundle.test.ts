@@ -5,43 +5,32 @@
  * test/fixtures/events/ (README there): Powertools for Python's `bedrockAgentFunctionEvent.json` and
  * the events of Powertools TypeScript's BedrockAgentFunctionResolver tests. Nothing is thrown.
  */
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { ENV } from '../../lambda/names';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
 import functionEvent from '../fixtures/events/bedrockAgentFunctionEvent.json';
 import resolverEvents from '../fixtures/events/bedrock-agent-function-resolver-events.json';
 import { bodyOf, callOf, expectSampleResponse } from '../support/bedrock-agent';
-import { hostApprovals, invokeBundle, sdkOnlyNodePath, synthesizeBundle, type Outcome } from '../support/bundle-child';
-import { createTestTable, testDocumentClient } from '../support/dynamo';
-import type { LambdaHost } from '../support/lambda-host';
+import type { Outcome } from '../support/bundle-child';
+import { testDocumentClient } from '../support/dynamo';
+import { startGatewayBundle, type GatewayBundle } from '../support/gateway-bundle';
 
 const ENTRY = path.join(__dirname, '..', 'fixtures', 'bedrock-tools.ts');
 const events = resolverEvents as Record<string, any>;
 
-let host: LambdaHost;
-let invoke: (events: unknown[]) => Promise<Outcome[]>;
+let bundle: GatewayBundle;
 let store: DynamoApprovalStore;
-let runsFile: string;
+
+const invoke = (list: unknown[]) => bundle.invoke(list.map((event, i) => ({ event, requestId: `req-${i}-${Math.random()}` })));
 
 beforeAll(async () => {
-  const synthesized = synthesizeBundle({
+  bundle = await startGatewayBundle({
     entry: ENTRY,
     tools: ['submitVacationRequest', 'math', 'integer', 'number', 'echo', 'boolean', 'string', 'array', 'greeting', 'book', 'refund'],
   });
-  const nodePath = sdkOnlyNodePath();
-  const table = await createTestTable();
-  runsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'runs-')), 'runs.txt');
-  fs.writeFileSync(runsFile, '');
-  const approvals = await hostApprovals(synthesized, table.tableName, nodePath);
-  host = approvals.host;
-  const env = { ...approvals.handlerEnv, RUNS_FILE: runsFile };
-  invoke = (list) => invokeBundle(synthesized.bundle, env, list.map((event, i) => ({ event, requestId: `req-${i}-${Math.random()}` })), nodePath);
-  store = new DynamoApprovalStore({ tableName: table.tableName, client: testDocumentClient(), owner: synthesized.variables[ENV.owner] });
+  store = new DynamoApprovalStore({ tableName: bundle.tableName, client: testDocumentClient(), owner: bundle.owner });
 }, 120_000);
 
-afterAll(() => host?.close());
+afterAll(() => bundle?.host.close());
 
 /** Every outcome was returned (never thrown): the responses. */
 function responses(outcomes: Outcome[]): any[] {
@@ -82,7 +71,7 @@ test('an object arg sent as JSON text reaches the tool as the object', async () 
   const event = callOf(functionEvent, 'book', { guest: '{"name":"Ada","nights":2}', kind: 'double' });
   const [response] = responses(await invoke([event]));
   expect(bodyOf(response)).toMatchObject({ status: 'ok', result: { booked: { guest: { name: 'Ada', nights: 2 }, kind: 'double' } } });
-  expect(fs.readFileSync(runsFile, 'utf8')).toContain('book:Ada');
+  expect(bundle.runs()).toContain('book:Ada');
 });
 
 test('approval in a session: pending; once approved and resumed, the same call answers already_done with the result', async () => {
@@ -94,5 +83,5 @@ test('approval in a session: pending; once approved and resumed, the same call a
   const [resumed, again] = await invoke([{ approval_id: pending.approval_id }, call]);
   expect(resumed).toMatchObject({ returned: { status: 'ok', result: { refunded: 'o-br' } } });
   expect(bodyOf(responses([again])[0])).toMatchObject({ status: 'already_done', approval_id: pending.approval_id, result: { refunded: 'o-br' } });
-  expect(fs.readFileSync(runsFile, 'utf8').split('\n').filter((l) => l.startsWith('refund:'))).toEqual(['refund:o-br']);
+  expect(bundle.runs().filter((l) => l.startsWith('refund:'))).toEqual(['refund:o-br']);
 });

@@ -1,7 +1,7 @@
 /**
- * The Gateway fixture's real bundle (test/fixtures/gateway-tools.ts) with the approvals engine and
- * API bundles behind a local Lambda endpoint, for the Gateway bundle tests. Tools append to
- * RUNS_FILE, so runs are counted across processes.
+ * A tools fixture's real bundle (by default the Gateway fixture, test/fixtures/gateway-tools.ts) with
+ * the approvals engine and API bundles behind a local Lambda endpoint, for the host bundle tests.
+ * Tools append to RUNS_FILE, so runs are counted across processes.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -26,8 +26,16 @@ export interface GatewayBundle {
   invoke(steps: Invocation[]): Promise<Outcome[]>;
 }
 
-export async function startGatewayBundle(): Promise<GatewayBundle> {
-  const synthesized = synthesizeBundle({ entry: ENTRY, tools: ['charge', 'refund', 'lookup'] });
+/** A tools module and its allowlist. */
+export interface ToolsFixture {
+  readonly entry: string;
+  readonly tools: readonly string[];
+}
+
+const GATEWAY_FIXTURE: ToolsFixture = { entry: ENTRY, tools: ['charge', 'refund', 'lookup'] };
+
+export async function startGatewayBundle(fixture: ToolsFixture = GATEWAY_FIXTURE): Promise<GatewayBundle> {
+  const synthesized = synthesizeBundle({ entry: fixture.entry, tools: [...fixture.tools] });
   const nodePath = sdkOnlyNodePath();
   const table = await createTestTable();
   const runsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'runs-')), 'runs.txt');
