@@ -2,7 +2,6 @@
  * The approvals' own figures (SPEC §14): the expirer's per run under `[Owner]`, and the approvals
  * API's per decision under `[Owner]` and `[Owner, Decision]`.
  */
-import type { ExpiryRun } from '../stores/types';
 import { directive, type EmbeddedMetrics } from './emf';
 import { DECISION_DIMENSION, DECISION_METRICS, DIMENSIONS as D, EXPIRY_METRICS as E } from './names';
 
@@ -12,8 +11,16 @@ export interface MetricsTarget {
   readonly namespace: string;
 }
 
+/** What the figures of an expirer run are made of (a store's `ExpiryRun` is one): epoch ms throughout. */
+export interface ExpiryFigures {
+  readonly at: number;
+  readonly expired: readonly unknown[];
+  readonly pending: number;
+  readonly oldestPendingCreatedAt?: number;
+}
+
 /** An expirer run's: `PendingApprovals`, `OldestPendingApprovalAge` (seconds, 0 when none), `ApprovalsExpired`. */
-export function expiryMetrics(target: MetricsTarget, run: ExpiryRun): EmbeddedMetrics {
+export function expiryMetrics(target: MetricsTarget, run: ExpiryFigures): EmbeddedMetrics {
   const oldest = run.oldestPendingCreatedAt;
   return {
     directive: directive(target.namespace, [[D.owner]], [E.pendingApprovals, E.oldestPendingApprovalAge, E.approvalsExpired]),
