@@ -36,6 +36,8 @@ export class ApprovalsService extends Construct {
   readonly api: lambda.Function;
   readonly apiUrl: lambda.FunctionUrl;
   readonly expirer: lambda.Function;
+  /** The service's functions: `engine`, `api`, `expirer`, in that order. */
+  readonly functions: lambda.Function[];
   /** The stack output holding `apiUrl`. */
   readonly apiUrlOutput: CfnOutput;
 
@@ -67,6 +69,7 @@ export class ApprovalsService extends Construct {
     expirerTableStatements(options.table, options.owner).forEach((statement) => this.expirer.addToRolePolicy(statement));
     // The reply bus takes `cdk-tool-handler` events only from roles with this tag.
     Tags.of(this.expirer.role!).add(PUBLISHER_TAG.key, PUBLISHER_TAG.value);
+    this.functions = [this.engine, this.api, this.expirer];
 
     this.apiUrlOutput = new CfnOutput(this, API_URL_OUTPUT_SUFFIX, {
       value: this.apiUrl.url,

@@ -3,6 +3,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { INDEXES, IndexLayout, TABLE } from '../lambda/names';
+import { makesResumePath } from './auto-resume';
 import { fail } from './errors';
 import { ToolHandlerProps } from './tool-handler-props';
 
@@ -10,7 +11,7 @@ import { ToolHandlerProps } from './tool-handler-props';
 export function approvalsTableFor(scope: Construct, props: ToolHandlerProps, removalPolicy: RemovalPolicy): dynamodb.ITable {
   if (props.approvalsTable) {
     // The resume path (autoResume) reads the stream of the table it is made for.
-    checkGivenTable(scope, props.approvalsTable, (props.autoResume ?? true) && props.approvalsResumeBus === undefined);
+    checkGivenTable(scope, props.approvalsTable, makesResumePath(props));
     return props.approvalsTable;
   }
   return createApprovalsTable(scope, 'ApprovalsTable', { encryptionKey: props.encryptionKey, removalPolicy });

@@ -8,7 +8,6 @@ import * as pipes from 'aws-cdk-lib/aws-pipes';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct, IConstruct } from 'constructs';
 import { APPROVAL_ATTRIBUTES as A, DECISION_ATTRIBUTES as D, TABLE } from '../lambda/names';
-import { streamProblem } from './approvals-table';
 import { DEFAULTS } from './defaults';
 import { fail } from './errors';
 import { grantResumePipe } from './permissions';
@@ -35,6 +34,14 @@ export interface ResumeDecisions {
 }
 
 /**
+ * Whether this handler makes (or shares) its table's resume path, and so reads the table's stream:
+ * `autoResume` is on and no `approvalsResumeBus` is given.
+ */
+export function makesResumePath(props: ToolHandlerProps): boolean {
+  return (props.autoResume ?? true) && !props.approvalsResumeBus;
+}
+
+/**
  * `autoResume` (on unless set to false): every decided approval of `owner` comes back on the tool
  * queue as a resume envelope. The table's resume path (`ApprovalsResumePath`, shared by the
  * handlers on one table) or the given `approvalsResumeBus`, and this handler's rule there
@@ -43,13 +50,11 @@ export interface ResumeDecisions {
 export function resumeDecisions(scope: Construct, options: ResumeDecisionsOptions): ResumeDecisions | undefined {
   const { props, queue } = options;
   if (!(props.autoResume ?? true)) return undefined;
-  let bus = props.approvalsResumeBus;
-  let path: ApprovalsResumePath | undefined;
-  if (!bus) {
-    const { encryptionKey } = props;
-    path = ApprovalsResumePath.of(scope, { table: options.table, encryptionKey, removalPolicy: options.removalPolicy });
-    bus = path.bus;
-  }
+  const path = makesResumePath(props)
+    ? ApprovalsResumePath.of(scope, { table: options.table, encryptionKey: props.encryptionKey, removalPolicy: options.removalPolicy })
+    : undefined;
+  // autoResume is on: a handler that makes no path was given the bus.
+  const bus = path ? path.bus : props.approvalsResumeBus!;
   addResumeRule(scope, 'ResumeRule', {
     bus,
     owner: options.owner,
@@ -138,7 +143,7 @@ export class ApprovalsResumePath extends Construct {
     const paths = pathsByTable(table);
     const same = key === undefined ? undefined : paths.get(key);
     if (same) return same;
-    const path = new ApprovalsResumePath(home as Construct, id, options, scope);
+    const path = new ApprovalsResumePath(home as Construct, id, options);
     if (key !== undefined) paths.set(key, path);
     return path;
   }
@@ -150,11 +155,10 @@ export class ApprovalsResumePath extends Construct {
   /** The pipe's role: reads the stream, puts on the bus and the dead-letter queue. */
   readonly role: iam.Role;
 
-  private constructor(home: Construct, id: string, options: ApprovalsResumePathOptions, user: Construct) {
+  private constructor(home: Construct, id: string, options: ApprovalsResumePathOptions) {
     super(home, id);
-    // A given table was checked before anything was made (approvals-table.ts); this keeps the type honest.
-    const problem = streamProblem(options.table);
-    if (problem) fail(problem, user);
+    // Never undefined: a created table has a stream, and a given one without is a synth error before
+    // anything is made (approvalsTableFor, under `makesResumePath`).
     const streamArn = options.table.tableStreamArn!;
 
     this.bus = new events.EventBus(this, 'Bus', {

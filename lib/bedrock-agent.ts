@@ -5,7 +5,7 @@ import { Construct } from 'constructs';
 import { AddToBedrockAgentOptions } from './bedrock-agent-options';
 import { fail } from './errors';
 import { Json, singleTyped } from './gateway-schema';
-import { ManifestTool } from './manifest-reader';
+import { allowlistedTools, ManifestTool } from './manifest-reader';
 import { permitBedrockAgent } from './permissions';
 
 /** What Bedrock accepts as a function, parameter or action group name. */
@@ -29,8 +29,7 @@ export function bedrockFunctionSchema(
   if (!manifest) {
     warn('No tools manifest was read (bundling skipped): each allowlisted tool is sent to Bedrock Agents without parameters.');
   }
-  const allowed = new Set(allowlist);
-  const tools = manifest?.filter((tool) => allowed.has(tool.name)) ?? allowlist.map((name): ManifestTool => ({ name, inputSchema: {}, approval: 'never', readOnly: false }));
+  const tools = allowlistedTools(manifest, allowlist) ?? allowlist.map((name): ManifestTool => ({ name, inputSchema: {}, approval: 'never', readOnly: false }));
   const functions: bedrock.CfnAgent.FunctionProperty[] = [];
   for (const tool of tools) {
     if (!BEDROCK_NAME.test(tool.name)) {

@@ -48,10 +48,14 @@ export class EventSourceRules {
     return [...this.ruleList];
   }
 
-  /** Adds the rule `EventSources/<id>`; `label` names the source as the user wrote it. */
+  /** Checks `source`, then adds the rule `EventSources/<id>`; `label` names the source as the user wrote it. */
   public add(id: string, label: string, source: ToolEventSourceOptions): events.Rule {
+    return this.addChecked(id, source, checkedEventSource(this.scope, label, source, this.options.props.replyBus));
+  }
+
+  /** Adds the rule `EventSources/<id>` for a source already checked, with the pattern `checkedEventSource` gave. */
+  public addChecked(id: string, source: ToolEventSourceOptions, eventPattern: events.EventPattern): events.Rule {
     const { props } = this.options;
-    const eventPattern = checkedEventSource(this.scope, label, source, props.replyBus);
     this.home ??= new Construct(this.scope, 'EventSources');
     if (props.encryptionKey) allowEventBridgeToUseKey(this.scope, props.encryptionKey);
     const rule = new events.Rule(this.home, id, {
@@ -75,7 +79,8 @@ export class EventSourceRules {
 
 /**
  * Checks an event source (throwing a message that names `label`, as the user wrote it) and gives the
- * pattern its rule gets: the constructor checks `eventSources` with it before anything is bundled.
+ * pattern its rule gets: the constructor checks `eventSources` with it before anything is bundled,
+ * and later adds their rules with those patterns (`addChecked`).
  */
 export function checkedEventSource(
   scope: Construct,

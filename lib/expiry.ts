@@ -4,7 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
-import { invokeExpirerStatement, putRepliesStatement } from './permissions';
+import { invokeFunctionStatement, putRepliesStatement } from './permissions';
 
 /** How often the expirer runs: an approval is marked expired at most this long after its expiry. */
 export const EXPIRY_INTERVAL = Duration.minutes(4);
@@ -30,7 +30,7 @@ export class ExpirySchedule extends Construct {
       assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com'),
       description: 'Runs the approvals expirer on its schedule, nothing else.',
     });
-    role.addToPolicy(invokeExpirerStatement(expirer));
+    role.addToPolicy(invokeFunctionStatement(expirer));
     this.schedule = new scheduler.CfnSchedule(this, 'Schedule', {
       description: 'cdk-tool-handler: marks undecided approvals past their expiry as expired, and announces them.',
       scheduleExpression: `rate(${EXPIRY_INTERVAL.toMinutes()} minutes)`,

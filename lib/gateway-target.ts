@@ -6,7 +6,7 @@ import { fail } from './errors';
 import { AddToGatewayOptions } from './gateway-options';
 import { RESUME_APPROVAL_TOOL } from '../lambda/names';
 import { gatewayToolDefinitions, placeholderDefinition, resumeApprovalDefinition } from './gateway-schema';
-import { ManifestTool } from './manifest-reader';
+import { allowlistedTools, ManifestTool } from './manifest-reader';
 
 /** AgentCore's limit on `<target>___<tool>`, the name an MCP client sees. */
 const MAX_QUALIFIED_NAME = 64;
@@ -42,10 +42,10 @@ export function createGatewayTarget(scope: Construct, id: string, input: Gateway
       scope,
     );
   }
-  const allowed = new Set(input.allowlist);
+  const tools = allowlistedTools(input.manifest, input.allowlist);
   let definitions: agentcore.ToolDefinition[];
-  if (input.manifest) {
-    const reduced = gatewayToolDefinitions(input.manifest.filter((tool) => allowed.has(tool.name)));
+  if (tools) {
+    const reduced = gatewayToolDefinitions(tools);
     reduced.warnings.forEach((message) => warn('gatewaySchema', message));
     definitions = reduced.definitions;
   } else {
@@ -56,7 +56,7 @@ export function createGatewayTarget(scope: Construct, id: string, input: Gateway
     );
     definitions = input.allowlist.map(placeholderDefinition);
   }
-  const mayNeedApproval = !input.manifest || input.manifest.some((tool) => allowed.has(tool.name) && tool.approval !== 'never');
+  const mayNeedApproval = !tools || tools.some((tool) => tool.approval !== 'never');
   if (mayNeedApproval) definitions.push(resumeApprovalDefinition());
   for (const { name } of definitions) {
     const qualified = `${targetName}___${name}`;

@@ -13,6 +13,15 @@ export interface ManifestTool {
   readonly readOnly: boolean;
 }
 
+/** The tools of `manifest` that `allowlist` names, in the manifest's order; undefined without a manifest. */
+export function allowlistedTools(
+  manifest: readonly ManifestTool[] | undefined,
+  allowlist: readonly string[],
+): ManifestTool[] | undefined {
+  const allowed = new Set(allowlist);
+  return manifest?.filter((tool) => allowed.has(tool.name));
+}
+
 /** What reading a bundle's manifest found. */
 export type ManifestOutcome =
   | { readonly tools: ManifestTool[] }

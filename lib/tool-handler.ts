@@ -147,15 +147,15 @@ export class ToolHandler extends Construct implements IToolHandler {
   private readonly metrics: HandlerMetrics;
   private readonly props: ToolHandlerProps;
   private readonly eventSources: EventSourceRules;
-  private gatewayTargets = 0;
-  private bedrockAgents = 0;
+  /** How many constructs of each base id `nextId` has named. */
+  private readonly idCounts = new Map<string, number>();
 
   constructor(scope: Construct, id: string, props: ToolHandlerProps) {
     super(scope, id);
     this.props = props;
     const settings = checkedSettings(this, props);
     const operations = operationsSettings(this, props, settings);
-    (props.eventSources ?? []).forEach((source, i) => checkedEventSource(this, `eventSources[${i}]`, source, props.replyBus));
+    const eventPatterns = (props.eventSources ?? []).map((source, i) => checkedEventSource(this, `eventSources[${i}]`, source, props.replyBus));
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
 
     this.approvalsTable = approvalsTableFor(this, props, removalPolicy);
@@ -190,21 +190,21 @@ export class ToolHandler extends Construct implements IToolHandler {
     addQueueSource(fn, this.queue, props);
     handlerStatements(table, owner, approvals.engine).forEach((statement) => fn.addToRolePolicy(statement));
     const key = this.tableKey();
-    for (const user of [fn, approvals.engine, approvals.api, approvals.expirer]) key?.grantEncryptDecrypt(user);
+    for (const user of [fn, ...approvals.functions]) key?.grantEncryptDecrypt(user);
     if (props.replyBus) publishReplies(this, fn, props.replyBus);
 
     acknowledgeRoleFindings({
       handler: fn,
-      otherRoles: [approvals.engine.role, approvals.api.role, approvals.expirer.role, resume?.path?.role],
+      otherRoles: [...approvals.functions.map((f) => f.role), resume?.path?.role],
       keys: [props.encryptionKey, table.encryptionKey, this.queue.encryptionMasterKey],
       tracing: props.tracing,
     });
 
     this.eventSources = new EventSourceRules(this, { lambdaFunction: fn, deadLetterQueue: this.eventDeadLetterQueue, props });
-    (props.eventSources ?? []).forEach((source, i) => this.eventSources.add(`EventSource${i}`, `eventSources[${i}]`, source));
+    (props.eventSources ?? []).forEach((source, i) => this.eventSources.addChecked(`EventSource${i}`, source, eventPatterns[i]));
 
     ({ metrics: this.metrics, alarms: this.alarms, dashboard: this.dashboard } = addOperations(this, operations, {
-      owner, tools: props.tools, handler: fn, approvalFunctions: [approvals.engine, approvals.api, approvals.expirer], expirer: approvals.expirer,
+      owner, tools: props.tools, handler: fn, approvalFunctions: approvals.functions, expirer: approvals.expirer,
       queue: this.queue, toolDeadLetterQueue: this.deadLetterQueue, toolQueueCreated: props.queue === undefined,
       eventDeadLetterQueue: this.eventDeadLetterQueue, resumePath: resume?.path,
     }));
@@ -230,9 +230,7 @@ export class ToolHandler extends Construct implements IToolHandler {
    * is `GatewayTarget` (then `GatewayTarget2`, ... for more gateways).
    */
   public addToGateway(gateway: agentcore.IGateway, options: AddToGatewayOptions = {}): agentcore.GatewayTarget {
-    this.gatewayTargets++;
-    const id = this.gatewayTargets === 1 ? 'GatewayTarget' : `GatewayTarget${this.gatewayTargets}`;
-    return createGatewayTarget(this, id, {
+    return createGatewayTarget(this, this.nextId('GatewayTarget'), {
       gateway,
       lambdaFunction: this.lambdaFunction,
       allowlist: this.props.tools,
@@ -260,9 +258,7 @@ export class ToolHandler extends Construct implements IToolHandler {
    * The agent must list its action groups as an array (or none). Returns the action group added.
    */
   public addToBedrockAgent(agent: bedrock.CfnAgent, options: AddToBedrockAgentOptions = {}): bedrock.CfnAgent.AgentActionGroupProperty {
-    this.bedrockAgents++;
-    const id = this.bedrockAgents === 1 ? 'InvokeByBedrockAgent' : `InvokeByBedrockAgent${this.bedrockAgents}`;
-    return addBedrockActionGroup(this, id, agent, this.lambdaFunction, this.bedrockFunctionSchema(), options);
+    return addBedrockActionGroup(this, this.nextId('InvokeByBedrockAgent'), agent, this.lambdaFunction, this.bedrockFunctionSchema(), options);
   }
 
   /** Lets `grantee` send tool calls to the queue (`sqs:SendMessage`, and the key if any). */
@@ -347,6 +343,13 @@ export class ToolHandler extends Construct implements IToolHandler {
    */
   public metricOldestPendingApprovalAge(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metrics.oldestPendingApprovalAge(props);
+  }
+
+  /** `base` the first time, then `base2`, `base3`, ...: the construct ids of repeated `addTo...` calls. */
+  private nextId(base: string): string {
+    const n = (this.idCounts.get(base) ?? 0) + 1;
+    this.idCounts.set(base, n);
+    return n === 1 ? base : `${base}${n}`;
   }
 
   /**

@@ -4,8 +4,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ToolHandlerAlarm } from '../tool-handler-alarm';
-import { HandlerMetrics } from './metrics';
-import { ALARM_PERIOD, AlarmLimits } from './settings';
+import { HandlerMetrics, METRIC_PERIOD } from './metrics';
+import { AlarmLimits } from './settings';
 
 /** A dead-letter queue the construct owns, and what its messages are. */
 export interface OwnedDeadLetterQueue {
@@ -52,7 +52,7 @@ export function createAlarms(scope: Construct, options: AlarmsOptions): cloudwat
     addActions(made, options.actions);
     alarms.push(made);
   };
-  const fiveMinutes = { period: ALARM_PERIOD };
+  const fiveMinutes = { period: METRIC_PERIOD };
 
   options.deadLetterQueues.forEach((dlq) => alarm(dlq.id, deadLetterAlarm(dlq.queue, limits, dlq.description)));
   if (options.resumePath && !options.disabled.has(RESUME_ALARM_ID)) alarms.push(resumePathAlarm(options.resumePath, limits, options.actions));
@@ -71,7 +71,7 @@ export function createAlarms(scope: Construct, options: AlarmsOptions): cloudwat
     metric: new cloudwatch.MathExpression({
       expression: '100 * failed / calls',
       usingMetrics: { failed: metrics.failed(undefined, fiveMinutes), calls: metrics.calls(undefined, fiveMinutes) },
-      period: ALARM_PERIOD,
+      period: METRIC_PERIOD,
       label: 'Failed calls (%)',
     }),
     threshold: limits.failedPercent,
@@ -131,7 +131,7 @@ export function createAlarms(scope: Construct, options: AlarmsOptions): cloudwat
 
 function deadLetterAlarm(queue: sqs.IQueue, limits: AlarmLimits, description: string): cloudwatch.AlarmProps {
   return {
-    metric: queue.metricApproximateNumberOfMessagesVisible({ period: ALARM_PERIOD, statistic: cloudwatch.Stats.MAXIMUM }),
+    metric: queue.metricApproximateNumberOfMessagesVisible({ period: METRIC_PERIOD, statistic: cloudwatch.Stats.MAXIMUM }),
     threshold: limits.deadLetterMessages,
     comparisonOperator: OPERATOR.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
     evaluationPeriods: 1,

@@ -19,7 +19,7 @@ export interface DashboardOptions {
  * The Logs Insights query of the latest failed calls: the handler's call lines with an `error`
  * (SPEC §6), newest first. Their fields are the line's own (written to stdout as JSON).
  */
-export const LATEST_FAILURES_QUERY = [
+const LATEST_FAILURES_QUERY = [
   'fields @timestamp, tool, error.type, error.message, run_id, call_id',
   "filter message = 'tool call' and ispresent(error.type)",
   'sort @timestamp desc',

@@ -10,7 +10,10 @@ import {
 } from '../../lambda/metrics/names';
 import { fail } from '../errors';
 
-/** Every figure a handler's functions write comes in 5-minute periods unless the caller says otherwise. */
+/**
+ * Every figure a handler's functions write comes in 5-minute periods unless the caller says otherwise;
+ * it is also the period of every alarm on them, and the one the expirer's silence counts in.
+ */
 export const METRIC_PERIOD = Duration.minutes(5);
 
 type Spec = { readonly name: string; readonly unit: string };

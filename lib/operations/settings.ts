@@ -2,9 +2,10 @@ import { Duration, Token } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
 import { fail } from '../errors';
 import { ToolHandlerProps } from '../tool-handler-props';
+import { METRIC_PERIOD } from './metrics';
 
 /** The alarms' limits when their props are left out (each prop's `@default`). */
-export const ALARM_DEFAULTS = {
+const ALARM_DEFAULTS = {
   deadLetterMessages: 1,
   queueAge: Duration.minutes(15),
   failedPercent: 10,
@@ -14,9 +15,6 @@ export const ALARM_DEFAULTS = {
   /** Of `approvalTtl`. */
   pendingAgeShare: 0.8,
 } as const;
-
-/** The period of every alarm on the handler's figures, and the one the expirer's silence counts in. */
-export const ALARM_PERIOD = Duration.minutes(5);
 
 /** The alarms' limits, checked, in the units the alarms use. */
 export interface AlarmLimits {
@@ -55,7 +53,7 @@ export function alarmLimits(scope: IConstruct, props: ToolHandlerProps, approval
 
   const silence = props.expirerSilenceAlarmThreshold ?? ALARM_DEFAULTS.expirerSilence;
   const silenceSeconds = seconds('expirerSilenceAlarmThreshold', silence, 600);
-  if (silenceSeconds % ALARM_PERIOD.toSeconds() !== 0) {
+  if (silenceSeconds % METRIC_PERIOD.toSeconds() !== 0) {
     fail(`\`expirerSilenceAlarmThreshold\` must be a whole number of 5-minute periods, at least 10 minutes, got: ${silence.toHumanString()}.`, scope);
   }
 
@@ -76,7 +74,7 @@ export function alarmLimits(scope: IConstruct, props: ToolHandlerProps, approval
     failedPercent,
     throttles: wholeAtLeastOne('throttlesAlarmThreshold', props.throttlesAlarmThreshold ?? ALARM_DEFAULTS.throttles),
     expirerErrors: wholeAtLeastOne('expirerErrorsAlarmThreshold', props.expirerErrorsAlarmThreshold ?? ALARM_DEFAULTS.expirerErrors),
-    expirerSilencePeriods: silenceSeconds / ALARM_PERIOD.toSeconds(),
+    expirerSilencePeriods: silenceSeconds / METRIC_PERIOD.toSeconds(),
     pendingAgeSeconds,
   };
 }

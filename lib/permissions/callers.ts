@@ -18,6 +18,14 @@ export function grantInvokeHandler(grantee: iam.IGrantable, fn: lambda.IFunction
 }
 
 /**
+ * `lambda:InvokeFunction` on `fn` itself, not on its versions (the construct publishes none): no
+ * wildcard. The tool handler's role invokes its engine with it, the expiry schedule's role the expirer.
+ */
+export function invokeFunctionStatement(fn: lambda.IFunction): iam.PolicyStatement {
+  return new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [fn.functionArn] });
+}
+
+/**
  * Amazon Bedrock Agents invoke an action group's function as the Bedrock service: a Lambda
  * permission for `bedrock.amazonaws.com`, scoped to the one agent (its ARN, and its account).
  */

@@ -3,6 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { CALL_ATTRIBUTES, TABLE } from '../../lambda/names';
 import { FUNCTION_ROLE, TAG } from '../tags';
+import { invokeFunctionStatement } from './callers';
 import { callKeys, onlyItems } from './conditions';
 
 /** Every attribute a call item has, and so every attribute the handler's writes may name. */
@@ -22,8 +23,7 @@ export function handlerStatements(table: dynamodb.ITable, owner: string, engine:
   return [
     ...handlerTableStatements(table, owner),
     ...handlerInvokeDenials(owner),
-    // The engine itself, not its versions (the construct publishes none): no wildcard.
-    new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [engine.functionArn] }),
+    invokeFunctionStatement(engine),
   ];
 }
 

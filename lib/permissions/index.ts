@@ -19,7 +19,7 @@
  *   roles (by their tag) may put events with the source `cdk-tool-handler`.
  * - The resume pipe's role (`resume-pipe.ts`) reads the table's stream, puts on the resume bus and
  *   on its dead-letter queue.
- * - The expiry schedule's role (`scheduler.ts`) invokes the expirer.
+ * - The expiry schedule's role invokes the expirer (`callers.ts`, `invokeFunctionStatement`).
  * - EventBridge (`event-bridge.ts`, a key policy statement) may use a customer managed key of this
  *   app to put events into the queues it encrypts.
  * - Callers (`callers.ts`, `grantInvoke`) invoke the handler function itself; senders
@@ -41,4 +41,3 @@ export * from './handler';
 export { grantReadApprovals } from './readers';
 export * from './reply-bus';
 export * from './resume-pipe';
-export * from './scheduler';
