@@ -1,6 +1,6 @@
 /** `cdk-tool-handler local [demo] ...`: its own options, parsed apart from `approvals`'. */
 import { UsageError } from '../console/errors';
-import { APPROVE_MODES, type ApproveMode } from '../local/calls';
+import { APPROVE_MODES, type ApproveMode } from '../local/approve-modes';
 import type { LocalOptions } from '../local/command';
 import { COMMON_OPTIONS, parseCommandLine } from './common-options';
 

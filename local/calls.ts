@@ -10,12 +10,10 @@ import * as fs from 'node:fs';
 import { EXIT_FAILED, EXIT_OK, UsageError } from '../console/errors';
 import { escapeText as t, printableJson } from '../console/escape';
 import { writeLine, type CliIo } from '../console/io';
-import { exitCodeOf } from './interrupt';
+import type { ApproveMode } from './approve-modes';
+import { exitCodeOf, unlessInterrupted } from './interrupt';
 import type { LocalRun } from './runtime';
 import { decide, localApprovalsClient, waitForReply } from './scripting';
-
-export const APPROVE_MODES = ['all', 'none'] as const;
-export type ApproveMode = (typeof APPROVE_MODES)[number];
 
 /** `--timeout`'s default: seconds from a call's send to its last reply, a decision and its resume included. */
 export const DEFAULT_CALL_TIMEOUT_S = 60;
@@ -110,30 +108,18 @@ export async function runCalls(run: LocalRun, calls: readonly CallLine[], option
 
 /** `work`, or `timeout` once the call's time is up, or `interrupted` once the run is stopped. */
 async function withLimits(call: CallLine, work: Promise<CallResult>, options: CallsOptions): Promise<CallResult> {
-  work.catch(() => undefined);
-  const timers: NodeJS.Timeout[] = [];
-  const limits = [
-    work,
-    new Promise<CallResult>((resolve) => {
-      timers.push(setTimeout(() => resolve(ended(call, options, { ended: 'timeout', message: `no last reply within ${options.timeoutSeconds} s` })), options.timeoutSeconds * 1000 + 1000));
-    }),
-  ];
-  const { signal } = options;
-  if (signal) {
-    limits.push(
-      new Promise<CallResult>((resolve) => {
-        const stop = () => resolve(ended(call, options, { ended: 'interrupted', message: `stopped by ${String(signal.reason)}` }));
-        if (signal.aborted) stop();
-        else signal.addEventListener('abort', stop, { once: true });
-      }),
-    );
-  }
+  const failed = (error: unknown) => ended(call, options, { ended: 'failed', message: error instanceof Error ? error.message : String(error) });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<CallResult>((resolve) => {
+    timer = setTimeout(() => resolve(ended(call, options, { ended: 'timeout', message: `no last reply within ${options.timeoutSeconds} s` })), options.timeoutSeconds * 1000 + 1000);
+  });
   try {
-    return await Promise.race(limits);
-  } catch (error) {
-    return ended(call, options, { ended: 'failed', message: error instanceof Error ? error.message : String(error) });
+    return await unlessInterrupted(options.signal, Promise.race([work.catch(failed), timeout]));
+  } catch {
+    // Only the stop rejects here: the call's own failure is its `failed` result above.
+    return ended(call, options, { ended: 'interrupted', message: `stopped by ${String(options.signal?.reason)}` });
   } finally {
-    timers.forEach(clearTimeout);
+    clearTimeout(timer);
   }
 }
 
@@ -178,7 +164,7 @@ function toolOf(call: CallLine): string | undefined {
  * One result line: `LINE TOOL ENDED [RESULT_JSON] [(APPROVAL_ID DECISION)][: MESSAGE]`, e.g.
  * `2 refund ok {"refunded":"o-1"} (apr_… approved)`; escaped as everything `local` prints.
  */
-export function formatCallResult(result: CallResult): string {
+function formatCallResult(result: CallResult): string {
   const value = result.result === undefined ? '' : ` ${printableJson(result.result)}`;
   const approval = result.approval_id === undefined ? '' : ` (${t(result.approval_id)} ${result.decision ?? 'undecided'})`;
   const message = result.message === undefined ? '' : `: ${t(result.message)}`;

@@ -7,7 +7,8 @@ import * as fs from 'node:fs';
 import { CliError, EXIT_FAILED, EXIT_OK, UsageError } from '../console/errors';
 import { printableJson } from '../console/escape';
 import { writeLine, type CliIo } from '../console/io';
-import { DEFAULT_CALL_TIMEOUT_S, readCallsFile, reportCalls, runCalls, type ApproveMode, type CallLine } from './calls';
+import type { ApproveMode } from './approve-modes';
+import { DEFAULT_CALL_TIMEOUT_S, readCallsFile, reportCalls, runCalls, type CallLine } from './calls';
 import { runDemo } from './demo';
 import { interrupted, interruption, unlessInterrupted } from './interrupt';
 import { DEFAULT_MCP_PORT, startMcpServer, type LocalMcpServer } from './mcp-server';
@@ -105,7 +106,7 @@ async function runAssembly(
     }
     if (options.once) return EXIT_OK;
     mcp = options.mcp ? await startMcpServer(run, { port: options.port ?? DEFAULT_MCP_PORT, print }) : undefined;
-    await serve(run, io, print);
+    await serve(run, io, print, signal);
     return EXIT_OK;
   } finally {
     await mcp?.close();
@@ -138,8 +139,8 @@ function printer(options: LocalOptions, io: CliIo): (line: LocalLine) => void {
   };
 }
 
-/** Keeps the run up for `approvals --local` until SIGINT or SIGTERM. */
-async function serve(run: LocalRun, io: CliIo, print: (line: LocalLine) => void): Promise<void> {
+/** Keeps the run up for `approvals --local` until SIGINT or SIGTERM (the command's `signal` aborts). */
+async function serve(run: LocalRun, io: CliIo, print: (line: LocalLine) => void, signal: AbortSignal): Promise<void> {
   const file = statePath(io.env);
   if (run.apiUrl) {
     const { approver } = run;
@@ -163,13 +164,8 @@ async function serve(run: LocalRun, io: CliIo, print: (line: LocalLine) => void)
   }
   try {
     await new Promise<void>((resolve) => {
-      const stop = () => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        resolve();
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
     });
   } finally {
     removeState(file);

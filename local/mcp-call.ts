@@ -13,7 +13,7 @@ import { formatReply, type LocalLine } from './print';
 import type { LocalRun } from './runtime';
 
 /** `context.clientContext` of a Gateway invocation of `tool`. */
-export function gatewayClientContext(tool: GatewayTool, mcpMessageId: string): { readonly custom: Record<string, string> } {
+function gatewayClientContext(tool: GatewayTool, mcpMessageId: string): { readonly custom: Record<string, string> } {
   return {
     custom: {
       bedrockAgentCoreMessageVersion: '1.0',

@@ -5,7 +5,7 @@
  * made the way the Gateway invokes a Lambda target (local/mcp-call.ts). Every request needs the
  * run's bearer token and a loopback `Host` (and, from a browser, a loopback `Origin`).
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -18,9 +18,10 @@ import { callAsGateway } from './mcp-call';
 import { gatewayToolsOf, type GatewayTool } from './mcp-tools';
 import type { LocalLine } from './print';
 import type { LocalRun } from './runtime';
+import { sameText } from './sigv4';
 
 /** The MCP endpoint's path. */
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 /** `--port`'s default. */
 export const DEFAULT_MCP_PORT = 8931;
 
@@ -31,10 +32,6 @@ export interface McpServerOptions {
 }
 
 export interface LocalMcpServer {
-  readonly url: string;
-  /** What a client sends as `Authorization: Bearer <token>`. */
-  readonly token: string;
-  readonly tools: readonly GatewayTool[];
   close(): Promise<void>;
 }
 
@@ -42,7 +39,7 @@ export interface LocalMcpServer {
  * The bearer token of a run: derived from the run's approver secret (in its 0600 state file), so it
  * is as private as the run's keys and changes with every run.
  */
-export function mcpToken(run: Pick<LocalRun, 'approver'>): string {
+function mcpToken(run: Pick<LocalRun, 'approver'>): string {
   return createHmac('sha256', run.approver.secretAccessKey).update('cdk-tool-handler local --mcp').digest('base64url');
 }
 
@@ -72,9 +69,6 @@ export async function startMcpServer(run: LocalRun, options: McpServerOptions): 
   options.print({ type: 'info', message: `mcp: serving ${tools.length} tools (${names}) over Streamable HTTP at ${url}` });
   options.print({ type: 'info', message: `mcp: clients send the header  Authorization: Bearer ${token}` });
   return {
-    url,
-    token,
-    tools,
     close: () =>
       new Promise<void>((resolve) => {
         http.closeAllConnections();
@@ -134,9 +128,7 @@ function mcpServer({ run, tools, print }: Serving): Server {
 
 function hasToken(authorization: string | undefined, token: string): boolean {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-  const given = Buffer.from(match?.[1] ?? '');
-  const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return sameText(match?.[1] ?? '', token);
 }
 
 /** A JSON-RPC error answer, as the SDK's own HTTP refusals are written. */

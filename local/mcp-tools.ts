@@ -4,7 +4,7 @@
  * tool schema, named `<target>___<tool>`, with CloudFormation's keys (`Name`, `InputSchema`,
  * `Type`, `Properties`, ...) turned back into the JSON Schema the MCP client sees.
  */
-import type { Template } from './assembly';
+import { refOf, type Template } from './assembly';
 
 export interface GatewayTool {
   /** `<target>___<tool>`: what `tools/list` shows and `tools/call` names. */
@@ -18,7 +18,7 @@ export interface GatewayTool {
 }
 
 /** AgentCore's separator between the target's name and the tool's (`gateway-tool-naming` in its guide). */
-export const TOOL_NAME_SEPARATOR = '___';
+const TOOL_NAME_SEPARATOR = '___';
 
 /** The tools of every gateway target of the template whose Lambda is `handlerLogicalId`, in template order. */
 export function gatewayToolsOf(template: Template, handlerLogicalId: string): GatewayTool[] {
@@ -27,10 +27,10 @@ export function gatewayToolsOf(template: Template, handlerLogicalId: string): Ga
     if (resource.Type !== 'AWS::BedrockAgentCore::GatewayTarget') continue;
     const properties = resource.Properties ?? {};
     const lambda = properties.TargetConfiguration?.Mcp?.Lambda;
-    if (!namesResource(lambda?.LambdaArn, handlerLogicalId)) continue;
+    if (refOf(lambda?.LambdaArn) !== handlerLogicalId) continue;
     const inline: unknown = lambda?.ToolSchema?.InlinePayload;
     if (!Array.isArray(inline)) continue;
-    const gatewayId = referencedId(properties.GatewayIdentifier) ?? '';
+    const gatewayId = refOf(properties.GatewayIdentifier) ?? '';
     for (const definition of inline) {
       tools.push({
         name: `${properties.Name}${TOOL_NAME_SEPARATOR}${definition.Name}`,
@@ -56,15 +56,4 @@ function jsonSchemaOf(definition: Record<string, any>): Record<string, unknown> 
   if (definition.Required !== undefined) schema.required = definition.Required;
   if (definition.Items !== undefined) schema.items = jsonSchemaOf(definition.Items);
   return schema;
-}
-
-/** Whether `value` is `{ "Fn::GetAtt": [id, "Arn"] }` or `{ "Ref": id }`. */
-function namesResource(value: unknown, logicalId: string): boolean {
-  return referencedId(value) === logicalId;
-}
-
-function referencedId(value: unknown): string | undefined {
-  const v = value as { 'Fn::GetAtt'?: unknown; Ref?: unknown } | undefined;
-  if (Array.isArray(v?.['Fn::GetAtt'])) return String(v['Fn::GetAtt'][0]);
-  return typeof v?.Ref === 'string' ? v.Ref : undefined;
 }

@@ -35,9 +35,9 @@ export function topicRules(template: Template, resolver: Resolver): { rules: Top
   for (const [id, r] of Object.entries(resources)) {
     if (r.Type !== 'AWS::Events::Rule') continue;
     const bus = busName(r.Properties?.EventBusName === undefined ? 'default' : String(resolver.resolve(r.Properties.EventBusName)));
-    const toTopics = ((r.Properties?.Targets ?? []) as Array<Record<string, any>>).filter((target) => {
+    const toTopics = ((r.Properties?.Targets ?? []) as Array<Record<string, any>>).flatMap((target) => {
       const topic = refOf(target.Arn);
-      return topic !== undefined && resources[topic]?.Type === 'AWS::SNS::Topic';
+      return topic !== undefined && resources[topic]?.Type === 'AWS::SNS::Topic' ? [{ target, topic }] : [];
     });
     if (toTopics.length === 0) continue;
     let matches: EventMatcher;
@@ -48,11 +48,11 @@ export function topicRules(template: Template, resolver: Resolver): { rules: Top
       setAside.push({ rule: id, reason: error.message });
       continue;
     }
-    for (const target of toTopics) {
+    for (const { target, topic } of toTopics) {
       const transformer = target.InputTransformer as { InputPathsMap?: Record<string, string>; InputTemplate?: string } | undefined;
       rules.push({
         rule: id,
-        topic: refOf(target.Arn)!,
+        topic,
         bus,
         matches,
         input: transformer

@@ -8,12 +8,12 @@
  * and SQS parameters would send. (A pipe that targets the queue itself, as earlier versions made,
  * is followed too.)
  */
-import { compileEventPattern, matchesPattern } from './event-pattern';
+import { compileEventPattern, type EventMatcher } from './event-pattern';
 import { atPath, renderInput, type InputTransformer } from './rule-input';
 
 export interface PipeSpec {
-  /** `FilterCriteria.Filters[].Pattern`, parsed. */
-  readonly patterns: unknown[];
+  /** `FilterCriteria.Filters[].Pattern`, parsed and compiled. */
+  readonly filters: readonly EventMatcher[];
   readonly inputTemplate?: string;
   readonly messageGroupId?: string;
   readonly deduplicationId?: string;
@@ -23,7 +23,8 @@ export interface PipeSpec {
 
 /** The handler's rule on the resume bus, and its target's input. */
 export interface ResumeRuleSpec {
-  readonly pattern: unknown;
+  /** The rule's `EventPattern`, compiled. */
+  readonly matches: EventMatcher;
   readonly input?: InputTransformer;
   readonly messageGroupId?: string;
 }
@@ -33,11 +34,11 @@ export function pipeSpec(properties: Record<string, any> | undefined): PipeSpec 
   if (!properties) return undefined;
   const filters = (properties.SourceParameters?.FilterCriteria?.Filters ?? []) as Array<{ Pattern?: string }>;
   const patterns = filters.map((f) => (typeof f.Pattern === 'string' ? JSON.parse(f.Pattern) : f.Pattern));
-  for (const pattern of patterns) compileEventPattern(pattern);
+  const compiled = patterns.map((pattern) => compileEventPattern(pattern));
   const sqs = properties.TargetParameters?.SqsQueueParameters ?? {};
   const bus = properties.TargetParameters?.EventBridgeEventBusParameters;
   return {
-    patterns,
+    filters: compiled,
     inputTemplate: properties.TargetParameters?.InputTemplate,
     messageGroupId: sqs.MessageGroupId,
     deduplicationId: sqs.MessageDeduplicationId,
@@ -49,10 +50,9 @@ export function pipeSpec(properties: Record<string, any> | undefined): PipeSpec 
 export function resumeRuleSpec(properties: Record<string, any> | undefined, target: Record<string, any> | undefined): ResumeRuleSpec | undefined {
   if (!properties || !target) return undefined;
   const transformer = target.InputTransformer as { InputPathsMap?: Record<string, string>; InputTemplate?: string } | undefined;
-  const pattern = properties.EventPattern ?? {};
-  compileEventPattern(pattern);
+  const matches = compileEventPattern(properties.EventPattern ?? {});
   return {
-    pattern,
+    matches,
     ...(transformer ? { input: { paths: transformer.InputPathsMap ?? {}, template: String(transformer.InputTemplate ?? '') } } : {}),
     messageGroupId: target.SqsParameters?.MessageGroupId,
   };
@@ -81,8 +81,8 @@ export function decisionStreamRecord(item: Record<string, unknown>, keyNames: re
 }
 
 /** Whether `event` passes the pipe's filters: any of them matches (no filter: everything passes). */
-export function matchesAny(patterns: readonly unknown[], event: unknown): boolean {
-  return patterns.length === 0 || patterns.some((p) => matchesPattern(p, event));
+export function matchesAny(filters: readonly EventMatcher[], event: unknown): boolean {
+  return filters.length === 0 || filters.some((matches) => matches(event));
 }
 
 /**
@@ -107,7 +107,7 @@ export function resumeMessage(
   const approvalId = (item.approvalId as { S?: string } | undefined)?.S ?? '';
   if (!spec || !spec.inputTemplate) return { body: JSON.stringify({ approval_id: approvalId }), via: 'fallback' };
   const record = decisionStreamRecord(item, keyNames);
-  if (!matchesAny(spec.patterns, record)) return { skipped: "the pipe's filter does not match this decision" };
+  if (!matchesAny(spec.filters, record)) return { skipped: "the pipe's filter does not match this decision" };
   const rendered = renderInputTemplate(spec.inputTemplate, record);
   if (spec.busEvent) {
     if (!rule) return { skipped: 'no rule of this handler on the resume bus' };
@@ -118,7 +118,7 @@ export function resumeMessage(
       return { skipped: `the pipe's input template does not make JSON: ${rendered}` };
     }
     const event = { version: '0', id: 'local', 'detail-type': spec.busEvent.detailType, source: spec.busEvent.source, detail };
-    if (!matchesPattern(rule.pattern, event)) return { skipped: "the handler's resume rule does not match this decision (another owner's)" };
+    if (!rule.matches(event)) return { skipped: "the handler's resume rule does not match this decision (another owner's)" };
     return { body: rule.input ? renderInput(rule.input, event) : JSON.stringify(event), groupId: rule.messageGroupId, via: 'pipe' };
   }
   const at = (p: string | undefined) => (p === undefined ? undefined : String(p.startsWith('$') ? atPath(record, p) : p));

@@ -109,7 +109,8 @@ export async function verifySigV4(request: ReceivedRequest, scope: SigV4Scope): 
   return { ok: true, accessKeyId };
 }
 
-function sameText(a: string, b: string): boolean {
+/** Whether `a` and `b` are the same text, compared in constant time. */
+export function sameText(a: string, b: string): boolean {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
   return left.length === right.length && timingSafeEqual(left, right);

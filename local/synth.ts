@@ -24,27 +24,28 @@ export async function synthesize(input: {
   if (input.app === undefined && !fs.existsSync(path.join(input.cwd, 'cdk.json'))) {
     throw new CliError('Nothing to synthesize: no cdk.json here. Pass --app "<command>" or --assembly <cdk.out directory>.');
   }
-  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'cdk-tool-handler-local-'));
   const cdk = findCdkCli(input.cwd);
+  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'cdk-tool-handler-local-'));
   const args = ['synth', '--no-notices', '-q', '-o', outdir, ...(input.app === undefined ? [] : ['--app', input.app])];
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(input.env)) if (v !== undefined) env[k] = v;
   env.CDK_DISABLE_CLI_TELEMETRY = 'true';
-  const output = await new Promise<{ code: number | null; text: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [cdk, ...args], { cwd: input.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], signal: input.signal });
-    let text = '';
-    child.stdout.on('data', (c: Buffer) => (text += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (text += c.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, text }));
-  }).catch((error: unknown) => {
+  try {
+    const output = await new Promise<{ code: number | null; text: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [cdk, ...args], { cwd: input.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], signal: input.signal });
+      let text = '';
+      child.stdout.on('data', (c: Buffer) => (text += c.toString('utf8')));
+      child.stderr.on('data', (c: Buffer) => (text += c.toString('utf8')));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, text }));
+    });
+    if (output.code !== 0 || input.signal?.aborted) {
+      throw new CliError(`\`cdk ${args.join(' ')}\` failed (exit ${output.code}):\n${output.text.trim().split('\n').slice(-30).join('\n')}`);
+    }
+  } catch (error) {
+    // No assembly then: its directory goes, and a stop is said as one.
     fs.rmSync(outdir, { recursive: true, force: true });
     throw input.signal?.aborted ? interrupted(input.signal) : error;
-  });
-  if (output.code !== 0 || input.signal?.aborted) {
-    fs.rmSync(outdir, { recursive: true, force: true });
-    if (input.signal?.aborted) throw interrupted(input.signal);
-    throw new CliError(`\`cdk ${args.join(' ')}\` failed (exit ${output.code}):\n${output.text.trim().split('\n').slice(-30).join('\n')}`);
   }
   return outdir;
 }

@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { compileEventPattern } from '../../local/event-pattern';
 import { decisionStreamRecord, matchesAny, renderInputTemplate, resumeMessage } from '../../local/pipe';
 import { renderInput } from '../../local/rule-input';
 import { editedAssembly, local, logicalId, synthesizeSample, removeMade } from './sample-assembly';
@@ -47,20 +48,20 @@ describe('the filter', () => {
     ['a call item', false, record('MODIFY', { pk: { S: 'call#x' } }, { pk: { S: 'call#x' }, decision: { S: 'approved' } })],
     ['the deletion by TTL', false, record('REMOVE', decided, undefined)],
   ])('%s: matches %p', (_, expected, event) => {
-    expect(matchesAny([FILTER], event)).toBe(expected);
+    expect(matchesAny([compileEventPattern(FILTER)], event)).toBe(expected);
   });
 
   test('the stand-in\'s own decision record matches, and the template yields exactly {"approval_id"}', () => {
     const streamRecord = decisionStreamRecord(decided, ['pk']);
-    expect(matchesAny([FILTER], streamRecord)).toBe(true);
+    expect(matchesAny([compileEventPattern(FILTER)], streamRecord)).toBe(true);
     expect(JSON.parse(renderInputTemplate(TEMPLATE, streamRecord))).toEqual({ approval_id: 'apr_1' });
   });
 
   test('FIFO: group and deduplication id from the record; no pipe: the fallback envelope', () => {
-    const spec = { patterns: [FILTER], inputTemplate: TEMPLATE, messageGroupId: '$.dynamodb.NewImage.approvalId.S', deduplicationId: '$.dynamodb.NewImage.approvalId.S' };
+    const spec = { filters: [compileEventPattern(FILTER)], inputTemplate: TEMPLATE, messageGroupId: '$.dynamodb.NewImage.approvalId.S', deduplicationId: '$.dynamodb.NewImage.approvalId.S' };
     expect(resumeMessage(spec, decided, ['pk'])).toEqual({ body: '{"approval_id": "apr_1"}', groupId: 'apr_1', deduplicationId: 'apr_1', via: 'pipe' });
     expect(resumeMessage(undefined, decided, ['pk'])).toEqual({ body: '{"approval_id":"apr_1"}', via: 'fallback' });
-    expect(resumeMessage({ ...spec, patterns: [{ ...FILTER, eventName: ['INSERT'] }] }, decided, ['pk'])).toEqual({
+    expect(resumeMessage({ ...spec, filters: [compileEventPattern({ ...FILTER, eventName: ['INSERT'] })] }, decided, ['pk'])).toEqual({
       skipped: "the pipe's filter does not match this decision",
     });
   });
@@ -68,9 +69,9 @@ describe('the filter', () => {
 
 describe('the resume path of a shared table: the pipe onto the resume bus, then the handler\'s rule (§13)', () => {
   const BUS_TEMPLATE = '{"approval_id": "<$.dynamodb.NewImage.approvalId.S>", "owner": "<$.dynamodb.NewImage.owner.S>"}';
-  const pipe = { patterns: [FILTER], inputTemplate: BUS_TEMPLATE, busEvent: { source: 'cdk-tool-handler.approvals', detailType: 'Tool Approval Decided' } };
+  const pipe = { filters: [compileEventPattern(FILTER)], inputTemplate: BUS_TEMPLATE, busEvent: { source: 'cdk-tool-handler.approvals', detailType: 'Tool Approval Decided' } };
   const rule = (owner: string) => ({
-    pattern: { source: ['cdk-tool-handler.approvals'], 'detail-type': ['Tool Approval Decided'], detail: { owner: [owner] } },
+    matches: compileEventPattern({ source: ['cdk-tool-handler.approvals'], 'detail-type': ['Tool Approval Decided'], detail: { owner: [owner] } }),
     input: { paths: { 'detail-approval_id': '$.detail.approval_id' }, template: '{"approval_id":<detail-approval_id>}' },
   });
   const ofOwner = (owner: string) => ({ ...decided, pk: { S: `approval#${owner}#apr_1` }, owner: { S: owner } });
