@@ -14,8 +14,7 @@ import { parseEnvelope, tool, ToolExecutor } from '../lambda';
 import { approvalsEngine } from '../lambda/approvals/engine';
 import { EngineApprovals } from '../lambda/approvals/engine-client';
 import { DynamoApprovalStore } from '../lambda/stores/dynamo';
-import { TABLE } from '../lambda/names';
-import { createActiveTable } from '../test/support/dynamo';
+import { createActiveTable, keyOnlyTableInput } from '../test/support/dynamo';
 import { withDynalite } from './dynamo';
 import { mean } from './lib/stats';
 
@@ -30,12 +29,7 @@ const credentials = { accessKeyId: 'bench', secretAccessKey: 'bench' };
 export async function measureApprovalInvokes(iterations: number): Promise<ApprovalInvokes> {
   return withDynalite(async (endpoint) => {
     const dynamo = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials });
-    await createActiveTable(dynamo, {
-      TableName: 'bench-approvals',
-      AttributeDefinitions: [{ AttributeName: TABLE.partitionKey, AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: TABLE.partitionKey, KeyType: 'HASH' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    });
+    await createActiveTable(dynamo, keyOnlyTableInput('bench-approvals'));
     const store = new DynamoApprovalStore({ tableName: 'bench-approvals', client: DynamoDBDocumentClient.from(dynamo) });
     const engine = approvalsEngine({ store, allowed: new Set(['refund']), claimMaxMs: 60_000 });
     let invokes = 0;

@@ -15,7 +15,7 @@ import { DynamoApprovalStore } from '../../lambda';
 import { createResume } from '../handlers/powertools-resume';
 import { callBody, lambdaContext, sqsEvent, sqsRecord } from '../lib/events';
 import { runMain } from '../lib/report';
-import { createActiveTable } from '../../test/support/dynamo';
+import { createActiveTable, keyOnlyTableInput } from '../../test/support/dynamo';
 
 export interface DynamoConfig {
   readonly endpoint: string;
@@ -52,12 +52,7 @@ function countedClient(endpoint: string): { client: DynamoDBClient; requests: ()
 }
 
 async function createTable(client: DynamoDBClient, name: string, key: string): Promise<void> {
-  await createActiveTable(client, {
-    TableName: name,
-    AttributeDefinitions: [{ AttributeName: key, AttributeType: 'S' }],
-    KeySchema: [{ AttributeName: key, KeyType: 'HASH' }],
-    BillingMode: 'PAY_PER_REQUEST',
-  });
+  await createActiveTable(client, keyOnlyTableInput(name, key));
 }
 
 runMain(async (): Promise<DynamoResult> => {

@@ -8,6 +8,7 @@ import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import { INDEXES, TABLE } from '../../lambda/names';
+import { thrown } from '../support/thrown';
 import { toolStack, unbundledApp, withApprovalIndexes } from './helpers';
 
 const PENDING =
@@ -35,19 +36,13 @@ function table(stack: Stack, options: Partial<dynamodb.TableProps> = {}): dynamo
   });
 }
 
-/** The message `build` throws (the test fails when it throws nothing). */
-function thrown(build: (stack: Stack) => dynamodb.ITable, overrides = {}): string {
-  try {
-    toolStack(unbundledApp(), 'Test', overrides, (stack) => ({ approvalsTable: build(stack) }));
-  } catch (error) {
-    return (error as Error).message;
-  }
-  throw new Error('expected a synth error');
-}
+/** The message of the synth error `build` causes (the test fails when nothing is thrown). */
+const synthError = (build: (stack: Stack) => dynamodb.ITable): string =>
+  (thrown(() => toolStack(unbundledApp(), 'Test', {}, (stack) => ({ approvalsTable: build(stack) }))) as Error).message;
 
 describe('a table of this app that cannot work is an error naming what to add', () => {
   test('no per-owner index: both are named, with the code that adds each', () => {
-    expect(thrown((stack) => table(stack))).toBe(
+    expect(synthError((stack) => table(stack))).toBe(
       `Test/Tools: \`approvalsTable\` lacks ${PENDING} and ${BY_OWNER}, which listing and expiring approvals query, ` +
         `got: pendingByOwner: no such index; approvalsByOwner: no such index. Add them before passing the table: ${ADD_PENDING}; ${ADD_BY_OWNER} ` +
         ONE_PER_DEPLOYMENT,
@@ -55,7 +50,7 @@ describe('a table of this app that cannot work is an error naming what to add', 
   });
 
   test('one of the two: only the missing one is named', () => {
-    const message = thrown((stack) => {
+    const message = synthError((stack) => {
       const t = table(stack);
       const [pending] = INDEXES;
       t.addGlobalSecondaryIndex({
@@ -72,7 +67,7 @@ describe('a table of this app that cannot work is an error naming what to add', 
   });
 
   test('indexes of the right names with String sort keys, or projecting keys only, count as missing and say what they are', () => {
-    const message = thrown((stack) => {
+    const message = synthError((stack) => {
       const t = table(stack);
       const [pending, byOwner] = INDEXES;
       t.addGlobalSecondaryIndex({
@@ -95,7 +90,7 @@ describe('a table of this app that cannot work is an error naming what to add', 
   });
 
   test("the earlier version's `approvals` index alone: both per-owner indexes are missing", () => {
-    const message = thrown((stack) => {
+    const message = synthError((stack) => {
       const t = table(stack);
       t.addGlobalSecondaryIndex({ indexName: 'approvals', partitionKey: { name: 'approvalId', type: dynamodb.AttributeType.STRING } });
       return t;
@@ -104,7 +99,7 @@ describe('a table of this app that cannot work is an error naming what to add', 
   });
 
   test('everything wrong at once is one error, each problem in a sentence of its own', () => {
-    const message = thrown((stack) =>
+    const message = synthError((stack) =>
       new dynamodb.Table(stack, 'T', { partitionKey: { name: 'id', type: dynamodb.AttributeType.STRING } }),
     );
     expect(message.startsWith(
@@ -128,7 +123,7 @@ describe('a table of this app that cannot work is an error naming what to add', 
 
 describe('the stream: needed only where this handler makes the resume path', () => {
   test('no stream while autoResume is on is an error', () => {
-    expect(thrown((stack) => withApprovalIndexes(table(stack, { stream: undefined })))).toBe(`Test/Tools: ${NO_STREAM}`);
+    expect(synthError((stack) => withApprovalIndexes(table(stack, { stream: undefined })))).toBe(`Test/Tools: ${NO_STREAM}`);
   });
 
   test('no stream with autoResume off, or with the resume bus of another app: no error', () => {
@@ -142,7 +137,7 @@ describe('the stream: needed only where this handler makes the resume path', () 
   });
 
   test('an imported table without its stream ARN is an error; its schema, which cannot be seen, only warns', () => {
-    expect(thrown((stack) => dynamodb.Table.fromTableName(stack, 'T', 'approvals'))).toBe(`Test/Tools: ${NO_STREAM}`);
+    expect(synthError((stack) => dynamodb.Table.fromTableName(stack, 'T', 'approvals'))).toBe(`Test/Tools: ${NO_STREAM}`);
     const { stack } = toolStack(unbundledApp(), 'Imported', {}, (s) => ({
       approvalsTable: dynamodb.Table.fromTableAttributes(s, 'T', {
         tableName: 'approvals',

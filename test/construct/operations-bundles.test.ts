@@ -19,6 +19,7 @@ import { sqsEvent, sqsRecord } from '../support/events';
 import { functionUrlEvent } from '../support/function-url-event';
 import type { LambdaHost } from '../support/lambda-host';
 import { LOCAL_AWS_ENV } from '../support/local-aws';
+import { until } from '../support/until';
 
 const ENTRY = path.join(__dirname, '..', '..', 'bin', 'tools.ts');
 const NAMESPACE = 'Ops/Bundles';
@@ -74,7 +75,11 @@ beforeAll(async () => {
   returned(await handler.invoke(sqsEvent(sqsRecord('m-good', { tool: 'add', args: { a: 2, b: 2 } }), refused as any)));
   returned(await expirer.invoke({}));
   // Lines are read as they come: wait until the expirer's line (the last one written) is in.
-  for (let i = 0; i < 100 && !printed.some(({ fn, line }) => fn === 'expirer' && line.includes('_aws')); i++) await new Promise((r) => setTimeout(r, 20));
+  await until(
+    () => printed.some(({ fn, line }) => fn === 'expirer' && line.includes('_aws')),
+    "the expirer's line with metrics",
+    () => ({ stdout: printed.map(({ fn, line }) => `${fn}: ${line}`).join('\n'), stderr: '' }),
+  );
 }, 180_000);
 
 afterAll(async () => {

@@ -7,9 +7,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { App, Duration, Stack } from 'aws-cdk-lib';
-import { ToolHandler } from '../../lib';
-import { local, removeMade, synthesizeSample } from './sample-assembly';
+import { Duration } from 'aws-cdk-lib';
+import { local, removeMade, synthesizeSample, synthesizeSlowTools } from './sample-assembly';
 
 afterAll(removeMade);
 
@@ -100,11 +99,7 @@ test('two lines of the same call share one approval: decided once, both end with
 }, 60_000);
 
 test('a call that outlasts --timeout ends timeout; exit 1', async () => {
-  const outdir = fs.mkdtempSync(path.join(dir, 'slow-'));
-  const app = new App({ outdir });
-  const stack = new Stack(app, 'Slow');
-  new ToolHandler(stack, 'Tools', { entry: path.join(__dirname, '..', 'fixtures', 'slow-tools.ts'), tools: ['slow'], timeout: Duration.seconds(20) });
-  app.synth();
+  const outdir = synthesizeSlowTools(Duration.seconds(20));
   const file = callsFile('slow.jsonl', [JSON.stringify({ tool: 'slow', args: { ms: 20_000 } }), JSON.stringify({ tool: 'slow', args: { ms: 0 } })]);
   const started = Date.now();
   const result = await local(['local', '--assembly', outdir, '--calls', file, '--timeout', '1']);

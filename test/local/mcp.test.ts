@@ -12,11 +12,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { App } from 'aws-cdk-lib';
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import { SampleStack } from '../../bin/sample-stack';
+import { until } from '../support/until';
 import { sendRaw, type RawReply } from './raw-aws-request';
-import { cliFixture, local, REPO, removeMade, synthesizeSample, until } from './sample-assembly';
+import { cliFixture, editedAssembly, local, REPO, removeMade, synthesizeApp } from './sample-assembly';
 
 const { bundle, env, build } = cliFixture();
 const STACK = 'ToolHandlerSample';
@@ -32,13 +32,11 @@ let client: Client;
 
 /** The sample app with a gateway: `addToGateway` names its tools `sample___add`, `sample___refund`, `sample___resume_approval`. */
 function synthesizeSampleWithGateway(): string {
-  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'local-mcp-assembly-'));
-  const app = new App({ outdir });
-  const stack = new SampleStack(app, STACK);
-  const gateway = new agentcore.Gateway(stack, 'Gateway', { gatewayName: 'sample', authorizerConfiguration: agentcore.GatewayAuthorizer.usingAwsIam() });
-  stack.tools.addToGateway(gateway, { gatewayTargetName: 'sample' });
-  app.synth();
-  return outdir;
+  return synthesizeApp((app) => {
+    const stack = new SampleStack(app, STACK);
+    const gateway = new agentcore.Gateway(stack, 'Gateway', { gatewayName: 'sample', authorizerConfiguration: agentcore.GatewayAuthorizer.usingAwsIam() });
+    stack.tools.addToGateway(gateway, { gatewayTargetName: 'sample' });
+  });
 }
 
 const printed = () => ({ stdout, stderr });
@@ -75,7 +73,6 @@ afterAll(async () => {
     child.kill('SIGINT');
     await exited;
   }
-  fs.rmSync(assembly, { recursive: true, force: true });
   removeMade();
 });
 
@@ -194,7 +191,11 @@ describe('who may call it', () => {
 });
 
 test('a stack without a gateway target: --mcp says how to add one', async () => {
-  const result = await local(['local', '--assembly', synthesizeSample(), '--mcp', '--port', '0'], { ...process.env, CDK_TOOL_HANDLER_LOCAL_STATE: path.join(os.tmpdir(), `mcp-none-${process.pid}.json`) });
+  // The same assembly with its gateway target taken out of the template, from which `--mcp` reads the tools.
+  const withoutTarget = editedAssembly(assembly, (t) => {
+    for (const [id, resource] of Object.entries<any>(t.Resources)) if (resource.Type === 'AWS::BedrockAgentCore::GatewayTarget') delete t.Resources[id];
+  });
+  const result = await local(['local', '--assembly', withoutTarget, '--mcp', '--port', '0'], { ...process.env, CDK_TOOL_HANDLER_LOCAL_STATE: path.join(os.tmpdir(), `mcp-none-${process.pid}.json`) });
   expect(result.code).toBe(1);
   expect(result.stderr).toContain(
     "The stack ToolHandlerSample's ToolHandler has no AgentCore Gateway target: `local --mcp` serves the tools a gateway target lists. " +

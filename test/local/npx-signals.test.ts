@@ -10,24 +10,20 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { App, Duration, Stack } from 'aws-cdk-lib';
-import { ToolHandler } from '../../lib';
-import { cliFixture, REPO, removeMade, synthesizeSample, until } from './sample-assembly';
+import { Duration } from 'aws-cdk-lib';
+import { until } from '../support/until';
+import { cliFixture, REPO, removeMade, synthesizeSlowTools } from './sample-assembly';
 
 afterAll(removeMade);
 
 const { bundle, stateFile, env, build } = cliFixture();
 const project = fs.mkdtempSync(path.join(os.tmpdir(), 'npx-project-'));
-let assembly: string;
+/** The one assembly of these tests: the signal tests need only a `local` run that serves, the --calls one its slow tool. */
 let slowAssembly: string;
 const started: ChildProcess[] = [];
 
 beforeAll(async () => {
-  assembly = synthesizeSample();
-  slowAssembly = path.join(project, 'slow.out');
-  const app = new App({ outdir: slowAssembly });
-  new ToolHandler(new Stack(app, 'Slow'), 'Tools', { entry: path.join(__dirname, '..', 'fixtures', 'slow-tools.ts'), tools: ['slow'], timeout: Duration.seconds(30) });
-  app.synth();
+  slowAssembly = synthesizeSlowTools(Duration.seconds(30));
   await build();
   const pkg = path.join(project, 'node_modules', 'cdk-tool-handler');
   fs.mkdirSync(path.join(project, 'node_modules', '.bin'), { recursive: true });
@@ -67,7 +63,7 @@ function alive(pid: number): boolean {
 }
 
 test('SIGTERM to npx: the CLI (a grandchild of npx) stops, removing its state file', async () => {
-  const { child, out, closed } = npx(['local', '--assembly', assembly]);
+  const { child, out, closed } = npx(['local', '--assembly', slowAssembly]);
   await until(() => out.stderr.includes('serving: decide with'), 'serving', () => out);
   const { pid } = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as { pid: number };
   expect(pid).not.toBe(child.pid);
@@ -78,7 +74,7 @@ test('SIGTERM to npx: the CLI (a grandchild of npx) stops, removing its state fi
 }, 60_000);
 
 test('SIGINT to the process group (what Ctrl-C sends): the CLI stops cleanly, and npx ends', async () => {
-  const { child, out, closed } = npx(['local', '--assembly', assembly], { detached: true });
+  const { child, out, closed } = npx(['local', '--assembly', slowAssembly], { detached: true });
   await until(() => out.stderr.includes('serving: decide with'), 'serving', () => out);
   const { pid } = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as { pid: number };
   process.kill(-child.pid!, 'SIGINT');

@@ -5,29 +5,25 @@
  */
 import * as path from 'node:path';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
-import { App, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { ToolHandler } from '../../lib';
 import { localCommands } from '../../local/notifications';
-import { local, REPO } from './sample-assembly';
+import { local, REPO, removeMade, synthesizeApp } from './sample-assembly';
 
-const made: string[] = [];
-afterAll(() => made.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
+afterAll(removeMade);
 
 test('the notification of a stack with approvalNotifications says `approvals approve <id> --local`', async () => {
-  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'local-notified-'));
-  made.push(outdir);
-  const app = new App({ outdir });
-  const stack = new Stack(app, 'Notified');
-  new ToolHandler(stack, 'Tools', {
-    entry: path.join(REPO, 'bin', 'tools.ts'),
-    tools: ['add', 'refund'],
-    replyBus: new events.EventBus(stack, 'Replies'),
-    approvalNotifications: new sns.Topic(stack, 'Approvers'),
+  const outdir = synthesizeApp((app) => {
+    const stack = new Stack(app, 'Notified');
+    new ToolHandler(stack, 'Tools', {
+      entry: path.join(REPO, 'bin', 'tools.ts'),
+      tools: ['add', 'refund'],
+      replyBus: new events.EventBus(stack, 'Replies'),
+      approvalNotifications: new sns.Topic(stack, 'Approvers'),
+    });
   });
-  app.synth();
   // The template keeps the cloud's line.
   expect(fs.readFileSync(path.join(outdir, 'Notified.template.json'), 'utf8')).toContain('approvals approve <detail-approval_id> --stack Notified');
 

@@ -7,7 +7,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { LocalState } from '../../local/state';
-import { cliFixture, local, REPO, synthesizeSample, removeMade, until } from './sample-assembly';
+import { until } from '../support/until';
+import { cliFixture, local, REPO, synthesizeSample, removeMade } from './sample-assembly';
 
 afterAll(removeMade);
 

@@ -1,60 +1,47 @@
 /**
- * The sample app's cloud assembly, synthesized in-process (faster than `cdk synth`) with bundling:
+ * The sample app's cloud assembly (and the other apps of the local tests), synthesized in-process
+ * (faster than `cdk synth`) with bundling:
  * the handler's asset bundled by esbuild, the engine's and API's copied from dist/functions (built
  * by `npm run build:functions`, which `npm test` runs first). Once per test file.
  */
-import { execFile, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { App } from 'aws-cdk-lib';
+import { App, Duration, Stack } from 'aws-cdk-lib';
 import { SampleStack } from '../../bin/sample-stack';
+import { ToolHandler } from '../../lib';
 import { runCli, type CliRun } from '../cli/harness';
 
 export const REPO = path.join(__dirname, '..', '..');
 
 const made: string[] = [];
 
-/** What a spawned CLI has printed so far. */
-export interface Printed {
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/**
- * Polls `test` every 50 ms until it holds. After `ms`, or once `child` (when given) has exited
- * without it, throws naming `what` with everything printed, so a failure shows why.
- */
-export async function until(
-  test: () => boolean,
-  what: string,
-  printed: () => Printed,
-  options: { readonly ms?: number; readonly child?: ChildProcess } = {},
-): Promise<void> {
-  const end = Date.now() + (options.ms ?? 30_000);
-  while (!test()) {
-    const exited = options.child !== undefined && options.child.exitCode !== null;
-    if (Date.now() > end || exited) {
-      const { stdout, stderr } = printed();
-      throw new Error(`${exited ? 'the process exited' : 'timed out'} waiting for ${what}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** Removes the directories this file's tests made (call in `afterAll`). */
 export function removeMade(): void {
   for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 }
 
-export function synthesizeSample(): string {
+/** The assembly of an app that `build` fills, synthesized in a temporary directory that `removeMade` removes. */
+export function synthesizeApp(build: (app: App) => void): string {
   const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'local-assembly-'));
   made.push(outdir);
   const app = new App({ outdir });
-  new SampleStack(app, 'ToolHandlerSample');
+  build(app);
   app.synth();
   return outdir;
+}
+
+export function synthesizeSample(): string {
+  return synthesizeApp((app) => new SampleStack(app, 'ToolHandlerSample'));
+}
+
+/** Stack `Slow`: a ToolHandler of test/fixtures/slow-tools.ts's `slow` tool, with the given function timeout. */
+export function synthesizeSlowTools(timeout: Duration): string {
+  return synthesizeApp((app) => {
+    new ToolHandler(new Stack(app, 'Slow'), 'Tools', { entry: path.join(__dirname, '..', 'fixtures', 'slow-tools.ts'), tools: ['slow'], timeout });
+  });
 }
 
 /** A copy of `assembly` whose template `edit` changes (the assets are linked, not copied). */

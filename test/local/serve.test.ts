@@ -5,7 +5,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import { cliFixture, local, REPO, synthesizeSample, removeMade, until } from './sample-assembly';
+import { until } from '../support/until';
+import { cliFixture, local, REPO, synthesizeSample, removeMade } from './sample-assembly';
 
 afterAll(removeMade);
 

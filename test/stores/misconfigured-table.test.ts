@@ -13,7 +13,7 @@ import { approvalsEngine } from '../../lambda/approvals/engine';
 import { fromWireError } from '../../lambda/approvals/wire-errors';
 import { StoreMisconfigured, StoreUnavailable } from '../../lambda/errors';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
-import { createActiveTable, testDocumentClient } from '../support/dynamo';
+import { createActiveTable, keyOnlyTableInput, testDocumentClient } from '../support/dynamo';
 import { functionUrlEvent } from '../support/function-url-event';
 import { injectFault, type ServiceFault, THROTTLING } from '../support/sdk-middleware';
 
@@ -22,12 +22,7 @@ const client = testDocumentClient();
 /** A table on dynalite with only the given key (no index). */
 async function bareTable(keyName = 'pk'): Promise<string> {
   const tableName = `bare-${randomUUID()}`;
-  await createActiveTable(client, {
-    TableName: tableName,
-    AttributeDefinitions: [{ AttributeName: keyName, AttributeType: 'S' }],
-    KeySchema: [{ AttributeName: keyName, KeyType: 'HASH' }],
-    BillingMode: 'PAY_PER_REQUEST',
-  });
+  await createActiveTable(client, keyOnlyTableInput(tableName, keyName));
   return tableName;
 }
 

@@ -65,6 +65,16 @@ export function approvalsTableInput(tableName: string): CreateTableCommandInput 
   };
 }
 
+/** A table with only a string partition key `key` (no index, no sort key), on demand. */
+export function keyOnlyTableInput(tableName: string, key: string = TABLE.partitionKey): CreateTableCommandInput {
+  return {
+    TableName: tableName,
+    AttributeDefinitions: [{ AttributeName: key, AttributeType: 'S' }],
+    KeySchema: [{ AttributeName: key, KeyType: 'HASH' }],
+    BillingMode: 'PAY_PER_REQUEST',
+  };
+}
+
 /**
  * Creates a uniquely named table with the construct's key schema (string partition key `pk`, the
  * per-owner indexes, on-demand) and returns its name with a client pointed at it.
