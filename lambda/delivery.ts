@@ -21,6 +21,12 @@ export interface Delivery {
   readonly deadline: Deadline;
   /** When the delivery's source delivers it again should it fail. @default - never: leases end with the invocation */
   readonly redelivery?: Redelivery;
+  /**
+   * A resume in this delivery may claim only an approval whose call's `run_id` starts with this (a
+   * host that may resume only the approvals its own calls requested); any other answers as missing,
+   * and is never claimed. @default - any approval of the handler's owner
+   */
+  readonly resumeRunIdPrefix?: string;
 }
 
 /**

@@ -63,7 +63,7 @@ const toolName = z.string().superRefine((value, ctx) => {
       ? 'must not be empty'
       : codePointLength(value) > MAX_TOOL_NAME
         ? `must be at most ${MAX_TOOL_NAME} characters, got ${codePointLength(value)}`
-        : `may hold only A-Z a-z 0-9 _ . -, got ${JSON.stringify(value.slice(0, 64))}`;
+        : 'may hold only A-Z a-z 0-9 _ . -';
   ctx.addIssue({ code: 'custom', message: `\`tool\` ${problem}` });
 });
 
@@ -117,13 +117,31 @@ export function envelopePayload(envelope: Envelope): JsonObject {
   return { tool: envelope.tool, args: envelope.args, run_id: envelope.runId, call_id: envelope.callId };
 }
 
+/**
+ * Why `input` is over the envelope's limits, or `undefined`: every host asks this before it hashes,
+ * coerces or recurses into what arrived, so a hostile input is a typed refusal and never a stack
+ * overflow. A string is measured in UTF-8 bytes before it is parsed; an object or array that sits at
+ * `level` of its envelope (1: the envelope itself, 2: its `args`) is first walked for depth,
+ * iteratively, and then measured.
+ */
+export function overLimits(input: unknown, level = 1): ToolUsageError | undefined {
+  if (typeof input === 'string') return oversized(input);
+  if (typeof input !== 'object' || input === null) return undefined;
+  // Depth first: a cycle or a hostile depth must not reach JSON.stringify.
+  const deep = tooDeep(input, level);
+  if (deep) return deep;
+  try {
+    return oversized(JSON.stringify(input) ?? '');
+  } catch (error) {
+    return new ToolUsageError(`Invalid envelope: not JSON (${(error as Error).message}).`, { cause: error });
+  }
+}
+
 function toObject(payload: unknown): JsonObject {
+  const refused = overLimits(payload);
+  if (refused) throw refused;
   let value = payload;
   if (typeof payload === 'string') {
-    // A UTF-16 unit takes at most 3 UTF-8 bytes: short strings need no exact count.
-    if (payload.length * 3 > MAX_ENVELOPE_BYTES && Buffer.byteLength(payload, 'utf8') > MAX_ENVELOPE_BYTES) {
-      throw tooLarge(Buffer.byteLength(payload, 'utf8'));
-    }
     try {
       value = JSON.parse(payload);
     } catch {
@@ -131,33 +149,31 @@ function toObject(payload: unknown): JsonObject {
       throw new ToolUsageError(`Invalid envelope: not JSON (the payload is not valid JSON at position ${jsonErrorPosition(payload)}).`);
     }
   } else if (isJsonObject(payload)) {
-    // Depth first: a cycle or a hostile depth must not reach JSON.stringify.
-    assertDepth(payload);
-    let text: string;
-    try {
-      text = JSON.stringify(payload);
-    } catch (error) {
-      throw new ToolUsageError(`Invalid envelope: not JSON (${(error as Error).message}).`, { cause: error });
-    }
-    const bytes = Buffer.byteLength(text, 'utf8');
-    if (bytes > MAX_ENVELOPE_BYTES) throw tooLarge(bytes);
     value = withoutUndefined(payload);
   }
   if (!isJsonObject(value)) {
     throw new ToolUsageError(`Invalid envelope: must be a JSON object, got ${describeType(value)}.`);
   }
-  if (typeof payload === 'string') assertDepth(value);
+  if (typeof payload === 'string') {
+    const deep = tooDeep(value, 1);
+    if (deep) throw deep;
+  }
   return value;
 }
 
-function assertDepth(value: JsonObject): void {
-  if (nestsDeeperThan(value, MAX_ENVELOPE_DEPTH)) {
-    throw new ToolUsageError(`Invalid envelope: nested deeper than ${MAX_ENVELOPE_DEPTH} levels.`);
-  }
+function tooDeep(value: object, level: number): ToolUsageError | undefined {
+  if (!nestsDeeperThan(value, MAX_ENVELOPE_DEPTH - level + 1)) return undefined;
+  return new ToolUsageError(
+    `Invalid envelope: nested deeper than ${MAX_ENVELOPE_DEPTH} levels (the envelope is level 1, \`args\` level 2, and every object or array in them adds one).`,
+  );
 }
 
-function tooLarge(bytes: number): ToolUsageError {
-  return new ToolUsageError(`Invalid envelope: ${bytes} bytes is over the limit of ${MAX_ENVELOPE_BYTES} bytes.`);
+function oversized(text: string): ToolUsageError | undefined {
+  // A UTF-16 unit takes at most 3 UTF-8 bytes: short strings need no exact count.
+  if (text.length * 3 <= MAX_ENVELOPE_BYTES) return undefined;
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes <= MAX_ENVELOPE_BYTES) return undefined;
+  return new ToolUsageError(`Invalid envelope: ${bytes} bytes is over the limit of ${MAX_ENVELOPE_BYTES} bytes of UTF-8 JSON.`);
 }
 
 /** In an already-parsed payload a key whose value is `undefined` counts as absent. */

@@ -158,8 +158,19 @@ export const HANDLER_OWNER = 'handler';
 /** The stack outputs of approvals API URLs end in this: the construct names them so, the CLI's `--stack` looks for it. */
 export const API_URL_OUTPUT_SUFFIX = 'ApprovalsApiUrl';
 
-/** The reply bus. */
-export const REPLY_EVENT_SOURCE = 'cdk-tool-handler';
+/**
+ * The reply bus: every event the construct's functions put there has the source
+ * `cdk-tool-handler.<owner>` (`replyEventSource`), and IAM lets each owner's roles use only their
+ * own owner's, so a rule that matches one owner's source sees only that owner's events. A consumer
+ * of every owner's events matches the prefix `cdk-tool-handler.`. No other source may begin with
+ * `REPLY_SOURCE_ROOT` on a reply bus.
+ */
+export const REPLY_SOURCE_ROOT = 'cdk-tool-handler';
+
+/** The reply-bus source of `owner`'s events. */
+export function replyEventSource(owner: string): string {
+  return `${REPLY_SOURCE_ROOT}.${owner}`;
+}
 
 /**
  * `Symbol.for` key of the marker that `toolHandler` sets on the handler it returns: a function that

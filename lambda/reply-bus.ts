@@ -1,10 +1,13 @@
 /**
- * The reply bus (§7): every reply and error reply as an EventBridge event, `source` `cdk-tool-handler`,
- * for callers and approvers to learn of results and pending approvals that arrived by queue or rule.
+ * The reply bus: every reply and error reply as an EventBridge event whose source names its owner
+ * (`cdk-tool-handler.<owner>`) and whose detail carries `owner`, for callers and approvers to learn
+ * of results and pending approvals that arrived by queue or rule.
  */
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { AdapterError } from './errors';
-import { REPLY_EVENT_SOURCE } from './names';
+import { ownerFrom } from './config';
+import { AdapterError, configError } from './errors';
+import type { JsonObject } from './json';
+import { OWNER_PATTERN, replyEventSource } from './names';
 import type { ErrorReply, Reply } from './reply';
 
 /** Where replies go for callers and approvers to learn of them. */
@@ -29,7 +32,7 @@ export const REPLY_DETAIL_TYPES = {
 /** Published by the expirer when it marks an approval expired. */
 export const APPROVAL_EXPIRED_DETAIL_TYPE = 'Tool Approval Expired';
 
-/** The detail of a `Tool Approval Expired` event. */
+/** The detail of a `Tool Approval Expired` event (the publisher adds `owner`). */
 export interface ApprovalExpiredDetail {
   readonly approval_id: string;
   readonly tool: string;
@@ -51,6 +54,12 @@ export interface EventBridgeReplyPublisherProps {
    * may hold personal data). The reply a caller gets never does. @default false
    */
   readonly approvalArgs?: boolean;
+  /**
+   * Whose events these are: the source is `cdk-tool-handler.<owner>` and every detail carries
+   * `owner`. The construct's roles may publish their own owner's source only.
+   * @default - `TOOL_HANDLER_OWNER`, else `handler`
+   */
+  readonly owner?: string;
 }
 
 let sharedClient: EventBridgeClient | undefined;
@@ -60,22 +69,36 @@ function eventBridgeSdk(): typeof import('@aws-sdk/client-eventbridge') {
   return require('@aws-sdk/client-eventbridge') as typeof import('@aws-sdk/client-eventbridge');
 }
 
-/** Publishes each reply to an EventBridge bus with `source` `cdk-tool-handler`. */
+/** Publishes each reply to an EventBridge bus with the source `cdk-tool-handler.<owner>`. */
 export class EventBridgeReplyPublisher implements ReplyPublisher {
-  constructor(private readonly props: EventBridgeReplyPublisherProps) {}
+  /** Whose events these are (`props.owner`). */
+  readonly owner: string;
+
+  constructor(private readonly props: EventBridgeReplyPublisherProps) {
+    const owner = props.owner ?? ownerFrom();
+    if (typeof owner !== 'string' || !OWNER_PATTERN.test(owner)) {
+      throw configError(`EventBridgeReplyPublisher \`owner\` must be 1 to 64 characters of A-Z a-z 0-9 _ . -, got: ${JSON.stringify(owner)}.`);
+    }
+    this.owner = owner;
+  }
 
   async publish(reply: Reply | ErrorReply, extras?: ReplyExtras): Promise<void> {
     const args = this.props.approvalArgs ? extras?.approvalArgs : undefined;
-    let detail = JSON.stringify(args === undefined ? reply : { ...reply, args });
-    if (Buffer.byteLength(detail, 'utf8') > MAX_DETAIL_BYTES && 'result' in reply) {
-      const { result: _omitted, ...rest } = reply;
-      detail = JSON.stringify({ ...rest, result_omitted: 'the result is too large for an EventBridge event' });
+    const detail = args === undefined ? { ...reply, owner: this.owner } : { ...reply, args, owner: this.owner };
+    let text = JSON.stringify(detail);
+    if (Buffer.byteLength(text, 'utf8') > MAX_DETAIL_BYTES && 'result' in detail) {
+      const { result: _omitted, ...rest } = detail;
+      text = JSON.stringify({ ...rest, result_omitted: 'the result is too large for an EventBridge event' });
     }
-    await this.publishEvent(REPLY_DETAIL_TYPES[reply.status], detail);
+    await this.send(REPLY_DETAIL_TYPES[reply.status], text);
   }
 
-  /** Publishes one event of `detailType` whose detail is the JSON text `detail`. */
-  async publishEvent(detailType: string, detail: string): Promise<void> {
+  /** Publishes one event of `detailType` whose detail is `detail` with this publisher's `owner`. */
+  async publishEvent(detailType: string, detail: JsonObject): Promise<void> {
+    await this.send(detailType, JSON.stringify({ ...detail, owner: this.owner }));
+  }
+
+  private async send(detailType: string, detail: string): Promise<void> {
     const { EventBridgeClient, PutEventsCommand } = eventBridgeSdk();
     const client = this.props.client ?? (sharedClient ??= new EventBridgeClient({}));
     let output;
@@ -85,7 +108,7 @@ export class EventBridgeReplyPublisher implements ReplyPublisher {
           Entries: [
             {
               EventBusName: this.props.busName,
-              Source: REPLY_EVENT_SOURCE,
+              Source: replyEventSource(this.owner),
               DetailType: detailType,
               Detail: detail,
             },

@@ -22,7 +22,7 @@ export interface ToolHandlerOptions {
   readonly concurrency?: number;
   /**
    * Where replies are published; `false` turns publishing off.
-   * @default the EventBridge bus named by TOOL_HANDLER_REPLY_BUS, else none
+   * @default the EventBridge bus named by TOOL_HANDLER_REPLY_BUS (publishing as the executor's owner), else none
    */
   readonly replies?: ReplyPublisher | false;
 }
@@ -96,7 +96,7 @@ function resolveSettings(executor: ToolExecutor, options: ToolHandlerOptions): H
     timeoutMs: timeoutS * 1000,
     marginMs: marginS * 1000,
     concurrency,
-    replies: options.replies === false ? undefined : (options.replies ?? envReplyPublisher()),
+    replies: options.replies === false ? undefined : (options.replies ?? envReplyPublisher(executor.owner)),
   };
 }
 
@@ -124,8 +124,9 @@ function intersect(a: Set<string> | undefined, b: Set<string> | undefined): Set<
   return new Set([...a].filter((name) => b.has(name)));
 }
 
-function envReplyPublisher(): ReplyPublisher | undefined {
+/** The reply bus of the environment, publishing as the executor's owner. */
+function envReplyPublisher(owner: string): ReplyPublisher | undefined {
   const busName = process.env[ENV.replyBus]?.trim();
   const withArgs = process.env[ENV.notifyWithArgs]?.trim() === 'true';
-  return busName ? new EventBridgeReplyPublisher({ busName, approvalArgs: withArgs }) : undefined;
+  return busName ? new EventBridgeReplyPublisher({ busName, approvalArgs: withArgs, owner }) : undefined;
 }

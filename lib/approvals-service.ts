@@ -7,8 +7,8 @@ import { Construct } from 'constructs';
 import { API_URL_OUTPUT_SUFFIX, ENV } from '../lambda/names';
 import { DEFAULTS, defaultArchitecture, defaultRuntime } from './defaults';
 import { packagedFunctionCode, PackagedFunction } from './packaged-code';
-import { apiTableStatements, engineTableStatements, expirerTableStatements } from './permissions';
-import { FUNCTION_ROLE, PUBLISHER_TAG, TAG } from './tags';
+import { apiTableStatements, engineTableStatements, expirerTableStatements, wallOffRole } from './permissions';
+import { FUNCTION_ROLE, TAG } from './tags';
 import { ToolHandlerProps } from './tool-handler-props';
 import { Settings } from './validation';
 
@@ -67,8 +67,6 @@ export class ApprovalsService extends Construct {
       environment: { ...shared, ...(options.replyBus ? { [ENV.replyBus]: options.replyBus.eventBusArn } : {}) },
     });
     expirerTableStatements(options.table, options.owner).forEach((statement) => this.expirer.addToRolePolicy(statement));
-    // The reply bus takes `cdk-tool-handler` events only from roles with this tag.
-    Tags.of(this.expirer.role!).add(PUBLISHER_TAG.key, PUBLISHER_TAG.value);
     this.functions = [this.engine, this.api, this.expirer];
 
     this.apiUrlOutput = new CfnOutput(this, API_URL_OUTPUT_SUFFIX, {
@@ -93,6 +91,7 @@ export class ApprovalsService extends Construct {
       description: `${settings.description} Its log group and its table statements, nothing else.`,
     });
     logGroup.grantWrite(functionRole);
+    wallOffRole(functionRole, options.owner);
     const fn = new lambda.Function(this, id, {
       code: packagedFunctionCode(this, code),
       handler: 'index.handler',

@@ -1,7 +1,6 @@
 import { Annotations, Duration, RemovalPolicy, Stack, Stage, Token, TokenComparison, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
-import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as pipes from 'aws-cdk-lib/aws-pipes';
@@ -10,8 +9,8 @@ import { Construct, IConstruct } from 'constructs';
 import { APPROVAL_ATTRIBUTES as A, DECISION_ATTRIBUTES as D, TABLE } from '../lambda/names';
 import { DEFAULTS } from './defaults';
 import { fail } from './errors';
-import { grantResumePipe } from './permissions';
-import { allowEventBridgeToUseKey } from './queues';
+import { grantResumePipe, onlyThePipePutsStatement, wallOffSharedRole } from './permissions';
+import { queueTarget } from './eventbridge-sends';
 import { ToolHandlerProps } from './tool-handler-props';
 import { isFifo } from './validation';
 
@@ -62,14 +61,14 @@ export function resumeDecisions(scope: Construct, options: ResumeDecisionsOption
     fifo: isFifo(props),
     deadLetterQueue: options.deadLetterQueue,
   });
-  if (props.encryptionKey) allowEventBridgeToUseKey(scope, props.encryptionKey);
-  // A given queue's own key, too: the resume rule sends to that queue.
-  if (queue.encryptionMasterKey) allowEventBridgeToUseKey(scope, queue.encryptionMasterKey);
   return { bus, path };
 }
 
-/** The `source` and `detail-type` of the events the resume path puts on its bus. */
-export const RESUME_EVENT = { source: 'cdk-tool-handler.approvals', detailType: 'Tool Approval Decided' } as const;
+/**
+ * The `source` and `detail-type` of the events the resume path puts on its bus: outside the reply
+ * sources (`cdk-tool-handler.<owner>`), which belong to owners.
+ */
+export const RESUME_EVENT = { source: 'cdk-tool-handler-resume', detailType: 'Tool Approval Decided' } as const;
 
 /**
  * The pipe's filter: only the stream record of the write that added `decision` to an approval item,
@@ -181,6 +180,8 @@ export class ApprovalsResumePath extends Construct {
       description: 'Announces decided approvals: reads the approvals table stream, puts on the resume bus, nothing else.',
     });
     grantResumePipe(this.role, { streamArn, bus: this.bus, deadLetterQueue: this.deadLetterQueue });
+    wallOffSharedRole(this.role);
+    this.bus.addToResourcePolicy(onlyThePipePutsStatement(this.bus, this.role));
 
     this.pipe = new pipes.CfnPipe(this, 'Pipe', {
       description: 'cdk-tool-handler: puts { approval_id, owner } on the resume bus for every decided approval.',
@@ -236,7 +237,8 @@ function addResumeRule(scope: Construct, id: string, options: ResumeRuleOptions)
     },
   });
   rule.addTarget(
-    new targets.SqsQueue(options.queue, {
+    queueTarget(scope, options.queue, {
+      bus: options.bus,
       message: RESUME_ENVELOPE,
       ...(options.fifo ? { messageGroupId: 'approval-resumes' } : {}),
       deadLetterQueue: options.deadLetterQueue,
@@ -248,7 +250,8 @@ function addResumeRule(scope: Construct, id: string, options: ResumeRuleOptions)
     Annotations.of(scope).addWarningV2(
       'cdk-tool-handler:resumeQueuePolicy',
       "`queue` is imported: its policy must let events.amazonaws.com send messages from the resume rule " +
-        `(${id}), and its key (if any) let EventBridge use it, or decided approvals are not resumed.`,
+        `(${id}) only (aws:SourceArn), and its key (if any) let EventBridge use it for that rule only, or decided ` +
+        'approvals are not resumed (and any rule in the account could send to it).',
     );
   }
   return rule;

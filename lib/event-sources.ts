@@ -7,7 +7,7 @@ import { Construct } from 'constructs';
 import { DEFAULTS } from './defaults';
 import { atPath } from './errors';
 import { ToolEventSourceOptions } from './event-source-options';
-import { allowEventBridgeToUseKey } from './queues';
+import { allowDeadLetters } from './eventbridge-sends';
 import { patternAvoidingReplies } from './reply-loop';
 import { ToolHandlerProps } from './tool-handler-props';
 import { validateEventSource } from './validation';
@@ -28,7 +28,7 @@ export interface EventSourceRulesOptions {
   readonly lambdaFunction: lambda.IFunction;
   /** The rule targets' dead-letter queue. */
   readonly deadLetterQueue: sqs.IQueue;
-  /** The handler's props: `replyBus` (a rule there must not match replies) and `encryptionKey`. */
+  /** The handler's props: `replyBus` (a rule there must not match replies). */
   readonly props: ToolHandlerProps;
 }
 
@@ -55,9 +55,7 @@ export class EventSourceRules {
 
   /** Adds the rule `EventSources/<id>` for a source already checked, with the pattern `checkedEventSource` gave. */
   public addChecked(id: string, source: ToolEventSourceOptions, eventPattern: events.EventPattern): events.Rule {
-    const { props } = this.options;
     this.home ??= new Construct(this.scope, 'EventSources');
-    if (props.encryptionKey) allowEventBridgeToUseKey(this.scope, props.encryptionKey);
     const rule = new events.Rule(this.home, id, {
       eventBus: source.eventBus,
       eventPattern,
@@ -72,6 +70,7 @@ export class EventSourceRules {
         maxEventAge: source.maxEventAge ?? DEFAULTS.ruleMaxEventAge,
       }),
     );
+    allowDeadLetters(this.scope, rule, source.eventBus, this.options.deadLetterQueue);
     this.ruleList.push(rule);
     return rule;
   }

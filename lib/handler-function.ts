@@ -1,4 +1,4 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { RemovalPolicy, Tags } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -10,6 +10,8 @@ import { Duration } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { ENV } from '../lambda/names';
 import { DEFAULTS, defaultArchitecture, defaultRuntime } from './defaults';
+import { wallOffRole } from './permissions';
+import { FUNCTION_ROLE, TAG } from './tags';
 import { ToolHandlerProps } from './tool-handler-props';
 import { Settings } from './validation';
 
@@ -43,12 +45,13 @@ export function createHandlerFunction(
     description: 'Runs the tool handler: its log group, its queue, its approvals table and nothing else.',
   });
   logGroup.grantWrite(role);
+  wallOffRole(role, options.owner);
 
   const given: nodejs.BundlingOptions = { minify: true, sourceMap: true, ...props.bundling };
   const sourceMaps = given.sourceMap === true || given.sourceMapMode !== undefined;
   const bundling: nodejs.BundlingOptions = sourceMaps ? { ...given, commandHooks: withStableSourceMaps(given.commandHooks) } : given;
 
-  return new nodejs.NodejsFunction(scope, 'Function', {
+  const fn = new nodejs.NodejsFunction(scope, 'Function', {
     entry: props.entry,
     handler: props.handler ?? DEFAULTS.handler,
     depsLockFilePath: props.depsLockFilePath,
@@ -71,6 +74,13 @@ export function createHandlerFunction(
     maxEventAge: props.maxEventAge ?? DEFAULTS.asyncMaxEventAge,
     onFailure: new destinations.SqsDestination(options.onFailureQueue),
   });
+  // What every role's walls and the README's SCP recognise it by (`aws:ResourceTag`): another
+  // owner's code must not run this owner's tools, resume its approvals or read its kept replies.
+  // On the function itself (its event source mapping is not invoked).
+  const cfn = fn.node.defaultChild as lambda.CfnFunction;
+  Tags.of(cfn).add(TAG.function, FUNCTION_ROLE.handler);
+  Tags.of(cfn).add(TAG.owner, options.owner);
+  return fn;
 }
 
 /** The construct's `TOOL_HANDLER_*` variables (SPEC §8). */

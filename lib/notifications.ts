@@ -4,9 +4,10 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { API_URL_OUTPUT_SUFFIX, REPLY_EVENT_SOURCE } from '../lambda/names';
+import { API_URL_OUTPUT_SUFFIX, replyEventSource } from '../lambda/names';
 import { DEFAULTS } from './defaults';
 import { fail } from './errors';
+import { allowDeadLetters } from './eventbridge-sends';
 import { ToolHandlerProps } from './tool-handler-props';
 
 /**
@@ -16,7 +17,7 @@ import { ToolHandlerProps } from './tool-handler-props';
 export function notifyApprovers(
   scope: Construct,
   props: ToolHandlerProps,
-  options: Pick<ApprovalNotificationsOptions, 'deadLetterQueue' | 'apiUrlOutput'>,
+  options: Pick<ApprovalNotificationsOptions, 'deadLetterQueue' | 'apiUrlOutput' | 'owner'>,
 ): void {
   if (!props.approvalNotifications) return;
   if (!props.replyBus) {
@@ -32,6 +33,8 @@ export function notifyApprovers(
 
 export interface ApprovalNotificationsOptions {
   readonly replyBus: events.IEventBus;
+  /** Whose approvals: the rules match this owner's source only, so a shared bus never tells these approvers of another owner's. */
+  readonly owner: string;
   readonly topic: sns.ITopic;
   /** Include the call's args (they may hold personal data). */
   readonly withArgs: boolean;
@@ -48,8 +51,12 @@ const field = (path: string) => events.EventField.fromPath(`$.detail.${path}`);
  * into a short readable message on the topic, with the CLI line that approves it.
  */
 export class ApprovalNotifications extends Construct {
+  /** The tool handler: its key grants list these rules. */
+  private readonly handler: Construct;
+
   constructor(scope: Construct, id: string, options: ApprovalNotificationsOptions) {
     super(scope, id);
+    this.handler = scope;
     const stack = Stack.of(this);
     const stackName = stack.stackName;
     // Known only once the whole stack is built: other handlers may be added after this one.
@@ -67,10 +74,10 @@ export class ApprovalNotifications extends Construct {
   }
 
   private rule(id: string, detailType: string, message: string, options: ApprovalNotificationsOptions): void {
-    new events.Rule(this, id, {
+    const rule = new events.Rule(this, id, {
       eventBus: options.replyBus,
       description: `cdk-tool-handler: ${detailType} events to the approvers' topic.`,
-      eventPattern: { source: [REPLY_EVENT_SOURCE], detailType: [detailType] },
+      eventPattern: { source: [replyEventSource(options.owner)], detailType: [detailType] },
       targets: [
         new targets.SnsTopic(options.topic, {
           message: events.RuleTargetInput.fromText(message),
@@ -80,6 +87,7 @@ export class ApprovalNotifications extends Construct {
         }),
       ],
     });
+    allowDeadLetters(this.handler, rule, options.replyBus, options.deadLetterQueue);
   }
 }
 

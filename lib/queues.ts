@@ -1,10 +1,9 @@
-import { Annotations, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, Names, RemovalPolicy, Token, Validations } from 'aws-cdk-lib';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DEFAULTS } from './defaults';
 import { fail } from './errors';
-import { eventBridgeKeyStatement } from './permissions';
 import { ToolHandlerProps } from './tool-handler-props';
 import { isFifo, Settings } from './validation';
 
@@ -88,6 +87,7 @@ function createToolQueues(scope: Construct, options: ToolQueueOptions): { queue:
     deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: options.maxReceiveCount },
     removalPolicy: options.removalPolicy,
   });
+  if (options.encryptionKey) nameForKeyPolicy(queue, options.fifo);
   return { queue, deadLetterQueue };
 }
 
@@ -98,37 +98,32 @@ function createToolQueues(scope: Construct, options: ToolQueueOptions): { queue:
  *
  * EventBridge sends to this queue as the `events.amazonaws.com` service, which cannot use the AWS
  * managed key `alias/aws/sqs` (its key policy cannot be changed). So without a customer key it uses
- * SQS managed encryption (SSE-SQS), and with one the construct grants EventBridge the key
- * (`allowEventBridgeToUseKey`). Like the other dead-letter queue it follows `removalPolicy`.
+ * SQS managed encryption (SSE-SQS), and with one the construct grants EventBridge the key for its
+ * own rules (eventbridge-sends.ts). Like the other dead-letter queue it follows `removalPolicy`.
  */
 function createEventDeadLetterQueue(
   scope: Construct,
   encryptionKey: kms.IKey | undefined,
   removalPolicy: RemovalPolicy,
 ): sqs.Queue {
-  return new sqs.Queue(scope, 'EventDeadLetterQueue', {
+  const queue = new sqs.Queue(scope, 'EventDeadLetterQueue', {
     ...encryption(encryptionKey, sqs.QueueEncryption.SQS_MANAGED),
     enforceSSL: true,
     retentionPeriod: DEFAULTS.deadLetterRetention,
     removalPolicy,
   });
+  if (encryptionKey) nameForKeyPolicy(queue, false);
+  return queue;
 }
 
 /**
- * Lets EventBridge put events into queues encrypted with `key` (the rules' and the resume rule's
- * targets, the event dead-letter queue). For a key defined in this app the statement goes into its
- * key policy (a repeat of it renders once, and so does a repeated warning); an imported key's policy cannot be changed from
- * here, which adds a warning.
+ * A queue that EventBridge sends to, encrypted with a customer managed key, gets a name fixed at
+ * synth: the key's policy names the queue (`kms:EncryptionContext:aws:sqs:arn`), and an ARN that
+ * referred to the queue resource would make a cycle (the queue refers to the key).
  */
-export function allowEventBridgeToUseKey(scope: Construct, key: kms.IKey): void {
-  const { statementAdded } = key.addToResourcePolicy(eventBridgeKeyStatement(Stack.of(scope).account));
-  if (!statementAdded) {
-    Annotations.of(scope).addWarningV2(
-      'cdk-tool-handler:encryptionKeyPolicy',
-      'The key policy of the imported `encryptionKey` must allow the service principal events.amazonaws.com ' +
-        'kms:Decrypt and kms:GenerateDataKey, or EventBridge cannot put resumes on the tool queue nor undeliverable events into the event dead-letter queue.',
-    );
-  }
+function nameForKeyPolicy(queue: sqs.Queue, isFifo: boolean): void {
+  const suffix = isFifo ? '.fifo' : '';
+  (queue.node.defaultChild as sqs.CfnQueue).queueName = `${Names.uniqueResourceName(queue, { maxLength: 80 - suffix.length })}${suffix}`;
 }
 
 /**

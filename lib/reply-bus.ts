@@ -2,21 +2,22 @@ import { Annotations, Tags } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { putRepliesStatement, REPLY_BUS_STATEMENT_SID, replyBusGuardStatement } from './permissions';
-import { PUBLISHER_TAG } from './tags';
+import { putRepliesStatement, REPLY_BUS_STATEMENT_SID, replyBusGuardStatements } from './permissions';
+import { PUBLISHER_TAG, TAG } from './tags';
 
 /**
- * Lets the handler function publish its replies on `bus` (with the source `cdk-tool-handler` only),
- * tags its role as a publisher, and guards the bus against everyone else (`guardReplyBus`).
+ * Lets `fn` (the handler or the expirer) publish on `bus` with its owner's source
+ * (`cdk-tool-handler.<owner>`) only, tags its role as a publisher, and guards the bus against
+ * everyone else (`guardReplyBus`).
  */
-export function publishReplies(scope: Construct, fn: lambda.IFunction, bus: events.IEventBus): void {
-  fn.addToRolePolicy(putRepliesStatement(bus));
+export function publishReplies(scope: Construct, fn: lambda.IFunction, bus: events.IEventBus, owner: string): void {
+  fn.addToRolePolicy(putRepliesStatement(bus, owner));
   Tags.of(fn.role!).add(PUBLISHER_TAG.key, PUBLISHER_TAG.value);
   guardReplyBus(scope, bus);
 }
 
 /**
- * Puts the reply bus's guard statement (`replyBusGuardStatement`) on a bus defined in this app,
+ * Puts the reply bus's guard statements (`replyBusGuardStatements`) on a bus defined in this app,
  * once per bus however many handlers publish there; an imported bus's policy cannot be changed from
  * here, which adds a warning.
  */
@@ -24,13 +25,15 @@ function guardReplyBus(scope: Construct, bus: events.IEventBus): void {
   if (!(bus instanceof events.EventBus)) {
     Annotations.of(scope).addWarningV2(
       'cdk-tool-handler:replyBusPolicy',
-      '`replyBus` is imported, so its policy cannot be extended here: any principal with events:PutEvents on it can ' +
-        `publish events with the source cdk-tool-handler (such as a fake "Tool Approval Requested"). Add to its policy a ` +
-        `Deny of events:PutEvents with that source for principals without the tag ${PUBLISHER_TAG.key}=${PUBLISHER_TAG.value}.`,
+      '`replyBus` is imported, so its policy cannot be extended here: any principal with events:PutEvents on it, other ' +
+        'than the roles of this construct (which are denied other owners\' sources), can publish events with a reply ' +
+        'source cdk-tool-handler.<owner> (such as a fake "Tool Approval Requested"). Add to its policy the two Denies of ' +
+        `the README's security section: reply sources only for principals tagged ${PUBLISHER_TAG.key}=${PUBLISHER_TAG.value}, ` +
+        `and each only its own owner's (${TAG.owner}).`,
     );
     return;
   }
   // aws-cdk-lib names the statement's construct `cdk-<sid>`.
   if (bus.node.tryFindChild(`cdk-${REPLY_BUS_STATEMENT_SID}`)) return;
-  bus.addToResourcePolicy(replyBusGuardStatement(bus));
+  for (const statement of replyBusGuardStatements(bus)) bus.addToResourcePolicy(statement);
 }

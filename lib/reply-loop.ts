@@ -1,17 +1,17 @@
 import { Stack, Token, TokenComparison } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import { Construct } from 'constructs';
-import { REPLY_EVENT_SOURCE } from '../lambda/names';
+import { REPLY_SOURCE_ROOT } from '../lambda/names';
 import { fail } from './errors';
 
 /**
  * Keeps replies from coming back in as calls. The function publishes every reply to `replyBus` with
- * `source` `cdk-tool-handler`; a rule on that same bus whose pattern does not look at `source`
- * could match those replies and hand each back to the function as a new call, forever.
+ * a source `cdk-tool-handler.<owner>`; a rule on that same bus whose pattern does not look at
+ * `source` could match those replies and hand each back to the function as a new call, forever.
  *
  * So for a rule on the reply bus: a pattern without `source` gets
- * `source: [{ "anything-but": ["cdk-tool-handler"] }]`, and a pattern whose `source` names
- * `cdk-tool-handler` throws. Other patterns are returned as given.
+ * `source: [{ "anything-but": { "prefix": "cdk-tool-handler" } }]`, and a pattern whose `source`
+ * names a source beginning with `cdk-tool-handler` throws. Other patterns are returned as given.
  *
  * @param label how the user wrote the event source, for the message (`eventSources[0]`)
  * @param ruleBus the rule's bus; undefined is the account's default bus
@@ -25,18 +25,25 @@ export function patternAvoidingReplies(
 ): events.EventPattern {
   if (replyBus === undefined || !sameBus(scope, ruleBus, replyBus)) return pattern;
   if (pattern.source === undefined) {
-    return { ...pattern, source: events.Match.anythingBut(REPLY_EVENT_SOURCE) };
+    return { ...pattern, source: events.Match.anythingButPrefix(REPLY_SOURCE_ROOT) };
   }
   const sources: unknown = Stack.of(scope).resolve(pattern.source);
-  if (Array.isArray(sources) && sources.includes(REPLY_EVENT_SOURCE)) {
+  if (Array.isArray(sources) && sources.some(matchesReplySources)) {
     fail(
-      `\`${label}.eventPattern.source\` must not include "${REPLY_EVENT_SOURCE}" on the reply bus (\`replyBus\`): ` +
-        `that is the source of the function's own replies, which would come back in as tool calls, forever; ` +
-        `got: ${JSON.stringify(sources)}.`,
+      `\`${label}.eventPattern.source\` must not name a source beginning with "${REPLY_SOURCE_ROOT}" on the reply bus ` +
+        `(\`replyBus\`): those are the sources of the functions' own replies, which would come back in as tool calls, ` +
+        `forever; got: ${JSON.stringify(sources)}.`,
       scope,
     );
   }
   return pattern;
+}
+
+/** Whether a `source` alternative matches a reply source: one that begins with the root, or a prefix of it or beyond it. */
+function matchesReplySources(alternative: unknown): boolean {
+  if (typeof alternative === 'string') return alternative.startsWith(REPLY_SOURCE_ROOT);
+  const prefix = (alternative as { prefix?: unknown } | null)?.prefix;
+  return typeof prefix === 'string' && (REPLY_SOURCE_ROOT.startsWith(prefix) || prefix.startsWith(REPLY_SOURCE_ROOT));
 }
 
 /**

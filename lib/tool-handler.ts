@@ -31,6 +31,7 @@ import { grantInvokeHandler, grantReadApprovals, handlerStatements } from './per
 import { toolQueuesFor } from './queues';
 import { readToolManifest, toManifestEntry } from './read-tool-manifest';
 import { publishReplies } from './reply-bus';
+import { replyEventSource } from '../lambda/names';
 import { IToolHandler } from './tool-handler-ref';
 import { ToolHandlerProps } from './tool-handler-props';
 import { ToolManifestEntry } from './tool-manifest';
@@ -113,6 +114,13 @@ export class ToolHandler extends Construct implements IToolHandler {
   public readonly owner: string;
 
   /**
+   * The source of this handler's reply-bus events, `cdk-tool-handler.<owner>`: match it in a rule
+   * for this handler's replies and notifications only (every owner's: the prefix
+   * `cdk-tool-handler.`). Only this handler's and its expirer's roles may publish it.
+   */
+  public readonly replyEventSource: string;
+
+  /**
    * The bus on which the table's resume path announces decided approvals (`{ approval_id, owner }`):
    * pass it as `approvalsResumeBus` to a handler of another app that shares the table.
    *
@@ -167,9 +175,10 @@ export class ToolHandler extends Construct implements IToolHandler {
     this.owner = props.owner ?? Names.uniqueResourceName(this, { maxLength: 64 });
     const table = this.approvalsTable;
     const owner = this.owner;
+    this.replyEventSource = replyEventSource(owner);
 
     const approvals = new ApprovalsService(this, 'Approvals', { ...props, table, owner, settings, removalPolicy });
-    new ExpirySchedule(this, 'Expiry', { expirer: approvals.expirer, replyBus: props.replyBus });
+    new ExpirySchedule(this, 'Expiry', { expirer: approvals.expirer, replyBus: props.replyBus, owner });
     this.approvalsEngine = approvals.engine;
     this.approvalsApi = approvals.api;
     this.approvalsApiUrl = approvals.apiUrl.url;
@@ -179,7 +188,7 @@ export class ToolHandler extends Construct implements IToolHandler {
       props, table, owner, queue: this.queue, deadLetterQueue: this.eventDeadLetterQueue, removalPolicy,
     });
     this.approvalsResumeBus = resume?.bus;
-    notifyApprovers(this, props, { deadLetterQueue: this.eventDeadLetterQueue, apiUrlOutput: approvals.apiUrlOutput });
+    notifyApprovers(this, props, { deadLetterQueue: this.eventDeadLetterQueue, apiUrlOutput: approvals.apiUrlOutput, owner });
 
     const fn = createHandlerFunction(this, props, {
       settings, table, owner, engine: approvals.engine, removalPolicy, onFailureQueue: this.eventDeadLetterQueue,
@@ -191,7 +200,7 @@ export class ToolHandler extends Construct implements IToolHandler {
     handlerStatements(table, owner, approvals.engine).forEach((statement) => fn.addToRolePolicy(statement));
     const key = this.tableKey();
     for (const user of [fn, ...approvals.functions]) key?.grantEncryptDecrypt(user);
-    if (props.replyBus) publishReplies(this, fn, props.replyBus);
+    if (props.replyBus) publishReplies(this, fn, props.replyBus, owner);
 
     acknowledgeRoleFindings({
       handler: fn,

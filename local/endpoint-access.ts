@@ -1,10 +1,10 @@
 /**
- * Who may call the local Lambda and EventBridge endpoints (SPEC §13: the local run is as closed as
+ * Who may call the local Lambda, EventBridge and DynamoDB endpoints (the local run is as closed as
  * the cloud): only requests with a loopback `Host`, signed with SigV4 by the keys of the run's own
  * functions; the approvals API is never invoked there (only through its function URL), and the
  * approvals engine only with the handler's keys. A refusal says why in the words AWS uses.
  */
-import { verifySigV4, type ReceivedRequest } from './sigv4';
+import { screenSigV4, verifySigV4, type ReceivedRequest, type SigV4Scope, type SigV4Verdict } from './sigv4';
 
 export interface EndpointAccess {
   readonly region: string;
@@ -31,14 +31,33 @@ const SIGNATURE_MISMATCH =
   'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. ' +
   'Consult the service documentation for details.';
 
+/** Whose keys an endpoint knows: the region requests are signed for, and access key id → secret. */
+export type SigningKeys = Pick<EndpointAccess, 'region' | 'keys'>;
+
+export type SignedService = 'lambda' | 'events' | 'dynamodb';
+
+/**
+ * Why a request's headers alone refuse it (no signature's shape, an unknown key, another host, scope
+ * or date), or `undefined` when it may pass once its body is read: checked before the body is read.
+ */
+export function screen(headers: Readonly<Record<string, string>>, service: SignedService, port: number, access: SigningKeys): Refusal | undefined {
+  const verdict = screenSigV4(headers, scopeOf(service, port, access));
+  return verdict.ok ? undefined : refusalOf(verdict);
+}
+
 /** The signer's access key id, or why the request is refused. */
 export async function authenticate(
   request: ReceivedRequest,
-  service: 'lambda' | 'events',
+  service: SignedService,
   port: number,
-  access: EndpointAccess,
+  access: SigningKeys,
 ): Promise<{ readonly accessKeyId: string } | { readonly refused: Refusal }> {
-  const verdict = await verifySigV4(request, {
+  const verdict = await verifySigV4(request, scopeOf(service, port, access));
+  return verdict.ok ? { accessKeyId: verdict.accessKeyId } : { refused: refusalOf(verdict) };
+}
+
+function scopeOf(service: SignedService, port: number, access: SigningKeys): SigV4Scope {
+  return {
     service,
     region: access.region,
     port,
@@ -46,16 +65,13 @@ export async function authenticate(
       const secretAccessKey = access.keys.get(accessKeyId);
       return secretAccessKey === undefined ? undefined : { secretAccessKey };
     },
-  });
-  if (verdict.ok) return { accessKeyId: verdict.accessKeyId };
-  const { failure, reason } = verdict;
-  if (failure === 'unsigned') {
-    return { refused: { type: 'MissingAuthenticationTokenException', message: 'Missing Authentication Token', reason } };
-  }
-  if (failure === 'unknown-key') {
-    return { refused: { type: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.', reason } };
-  }
-  return { refused: { type: 'InvalidSignatureException', message: SIGNATURE_MISMATCH, reason } };
+  };
+}
+
+function refusalOf({ failure, reason }: Extract<SigV4Verdict, { ok: false }>): Refusal {
+  if (failure === 'unsigned') return { type: 'MissingAuthenticationTokenException', message: 'Missing Authentication Token', reason };
+  if (failure === 'unknown-key') return { type: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.', reason };
+  return { type: 'InvalidSignatureException', message: SIGNATURE_MISMATCH, reason };
 }
 
 /** Why `accessKeyId` may not invoke `functionName` (whose ARN is `functionArn`), or `undefined` when it may. */

@@ -4,15 +4,17 @@
  * PutEvents (the reply bus, `AWS_ENDPOINT_URL_EVENTBRIDGE`), whose events are recorded and passed on.
  * Only requests with a loopback `Host`, signed by keys that `access` names, may call them
  * (local/endpoint-access.ts: the run's own functions; the tests' hosts name the tests' keys); anyone
- * else gets a 403.
+ * else gets a 403, decided from the headers before the body is read. A body over Lambda's or
+ * EventBridge's own limit (local/body-limits.ts) is a 413, and is not read past the limit.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { authenticate, invokeRefusal, type EndpointAccess, type Refusal } from './endpoint-access';
+import { ASYNC_INVOKE_BODY_LIMIT, INVOKE_BODY_LIMIT, PUT_EVENTS_BODY_LIMIT } from './body-limits';
+import { authenticate, invokeRefusal, screen, type EndpointAccess, type Refusal } from './endpoint-access';
 import type { InvokeOutcome } from './function-sandbox';
-import { joinHeaders, readBody, splitUrl } from './http-request';
+import { answerAndClose, joinHeaders, readBody, splitUrl } from './http-request';
 import { LOCAL_ACCOUNT } from './intrinsics';
+import { listenOnLoopback } from './loopback-server';
 
 /** An entry of a PutEvents request, as sent. */
 export interface PutEventsEntry {
@@ -51,19 +53,9 @@ export async function startEndpoints(handlers: EndpointHandlers, access: Endpoin
       if (!res.headersSent) json(res, 500, { message: String(error) });
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  const listening = await listenOnLoopback(server);
+  port = listening.port;
+  return { url: listening.url, close: () => listening.close() };
 }
 
 interface EndpointContext {
@@ -73,22 +65,27 @@ interface EndpointContext {
 }
 
 async function serve(req: IncomingMessage, res: ServerResponse, context: EndpointContext): Promise<void> {
-  const body = await readBody(req);
   const { rawPath, rawQueryString } = splitUrl(req.url ?? '/');
-  const request = { method: req.method ?? 'GET', rawPath, rawQueryString, headers: joinHeaders(req), body };
-  const invoke = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(rawPath);
-  if (invoke && req.method === 'POST') {
-    const signer = await authenticate(request, 'lambda', context.port, context.access);
-    if ('refused' in signer) return refuse(res, signer.refused, 'lambda');
-    return serveInvoke(decodeURIComponent(invoke[1]), signer.accessKeyId, req, body, res, context);
+  const headers = joinHeaders(req);
+  const invoke = req.method === 'POST' ? /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(rawPath) : null;
+  const target = headers['x-amz-target'] ?? '';
+  if (!invoke && target !== 'AWSEvents.PutEvents') {
+    // Refused before the body is read; the message repeats nothing the request carried.
+    answerAndClose(res, 400, { 'content-type': 'application/json' }, JSON.stringify({ __type: 'UnknownOperationException', message: 'local: no such operation' }));
+    return;
   }
-  const target = String(req.headers['x-amz-target'] ?? '');
-  if (target === 'AWSEvents.PutEvents') {
-    const signer = await authenticate(request, 'events', context.port, context.access);
-    if ('refused' in signer) return refuse(res, signer.refused, 'events');
-    return servePutEvents(body, res, context.handlers);
-  }
-  json(res, 400, { __type: 'UnknownOperationException', message: `local: no such operation (${req.method} ${rawPath} ${target})` });
+  const service = invoke ? 'lambda' : 'events';
+  const screened = screen(headers, service, context.port, context.access);
+  if (screened) return refuse(res, screened, service);
+  const limit = !invoke ? PUT_EVENTS_BODY_LIMIT : headers['x-amz-invocation-type'] === 'Event' ? ASYNC_INVOKE_BODY_LIMIT : INVOKE_BODY_LIMIT;
+  const bytes = await readBody(req, limit);
+  if (bytes === undefined) return tooLarge(res, service, limit);
+  const body = bytes.toString('utf8');
+  const request = { method: req.method ?? 'GET', rawPath, rawQueryString, headers, body };
+  const signer = await authenticate(request, service, context.port, context.access);
+  if ('refused' in signer) return refuse(res, signer.refused, service);
+  if (invoke) return serveInvoke(decodeURIComponent(invoke[1]), signer.accessKeyId, req, body, res, context);
+  return servePutEvents(body, res, context.handlers);
 }
 
 async function serveInvoke(
@@ -153,14 +150,29 @@ export function functionName(value: string): string {
   return value.split(':')[0];
 }
 
-/** A 403 as Lambda (REST JSON, `x-amzn-errortype`) or EventBridge (JSON 1.1, `__type`) answers it. */
+/**
+ * A 403 as Lambda (REST JSON, `x-amzn-errortype`) or EventBridge (JSON 1.1, `__type`) answers it; the
+ * connection closes with it, so that a body not read yet is never read.
+ */
 function refuse(res: ServerResponse, refusal: Refusal, service: 'lambda' | 'events'): void {
   const reason = { 'x-local-forbidden-reason': refusal.reason };
   if (service === 'lambda') {
     const body = refusal.type === 'AccessDeniedException' ? { Type: 'User', message: refusal.message } : { message: refusal.message };
-    json(res, 403, body, { 'x-amzn-errortype': refusal.type, ...reason });
+    answerAndClose(res, 403, { 'content-type': 'application/json', 'x-amzn-errortype': refusal.type, ...reason }, JSON.stringify(body));
   } else {
-    json(res, 403, { __type: refusal.type, message: refusal.message }, reason, 'application/x-amz-json-1.1');
+    const body = { __type: refusal.type, message: refusal.message };
+    answerAndClose(res, 403, { 'content-type': 'application/x-amz-json-1.1', ...reason }, JSON.stringify(body));
+  }
+}
+
+/** A 413 for a body over `limit`, as Lambda words it, closing the connection (the rest is never read). */
+function tooLarge(res: ServerResponse, service: 'lambda' | 'events', limit: number): void {
+  const operation = service === 'lambda' ? 'InvokeFunction' : 'PutEvents';
+  const message = `Request must be smaller than ${limit} bytes for the ${operation} operation`;
+  if (service === 'lambda') {
+    answerAndClose(res, 413, { 'content-type': 'application/json', 'x-amzn-errortype': 'RequestEntityTooLargeException' }, JSON.stringify({ Type: 'User', message }));
+  } else {
+    answerAndClose(res, 413, { 'content-type': 'application/x-amz-json-1.1' }, JSON.stringify({ __type: 'RequestEntityTooLargeException', message }));
   }
 }
 

@@ -7,14 +7,15 @@
  *   event's leaf values there (a scalar, or each scalar of an array: "the intersection is not empty");
  * - an alternative is an exact value (string, number, `true`, `false`, `null`), `{ "prefix": "s" }`
  *   (strings only), `{ "exists": true | false }` (whether the field has a leaf value: an object there
- *   is not one, so `exists: false` matches it), or `{ "anything-but": value | [values] }` (strings or
- *   numbers; a field without a value never matches it);
+ *   is not one, so `exists: false` matches it), `{ "anything-but": value | [values] }` (strings or
+ *   numbers; a field without a value never matches it), or `{ "anything-but": { "prefix": "s" } }` (a
+ *   string value that does not begin with `s`);
  * - under a nested pattern, an array of objects matches when one of its objects matches the whole
  *   nested pattern (fields of different elements never combine).
  *
  * Everything else is refused, not answered: compiling a pattern that uses another operator
  * (`numeric`, `suffix`, `wildcard`, `equals-ignore-case`, `cidr`, `$or`, `anything-but` of a
- * `prefix`...) or that is malformed throws an `EventPatternError` naming it and where it stands, so
+ * `suffix`...) or that is malformed throws an `EventPatternError` naming it and where it stands, so
  * that a pattern this cannot evaluate never quietly answers "no match".
  */
 
@@ -40,7 +41,7 @@ export function compileEventPattern(pattern: unknown): EventMatcher {
   return compileObject(pattern, '');
 }
 
-const IMPLEMENTED = 'exact values, prefix, exists, and anything-but of values';
+const IMPLEMENTED = 'exact values, prefix, exists, and anything-but of values or of a prefix';
 
 type Scalar = string | number | boolean | null;
 /** A test of one field's leaf values. */
@@ -94,7 +95,7 @@ function compileAlternative(alternative: unknown, at: string): LeafTest {
       return (values) => (values.length > 0) === operand;
     }
     case 'anything-but': {
-      if (isObject(operand)) throw notImplemented(`anything-but with ${Object.keys(operand).join(', ')}`, at);
+      if (isObject(operand)) return anythingButPrefix(operand, at);
       const excluded = Array.isArray(operand) ? operand : [operand];
       const allOf = (type: 'string' | 'number') => excluded.every((v) => typeof v === type);
       if (excluded.length === 0 || !(allOf('string') || allOf('number'))) {
@@ -105,6 +106,15 @@ function compileAlternative(alternative: unknown, at: string): LeafTest {
     default:
       throw notImplemented(operator, at);
   }
+}
+
+/** `{ "anything-but": { "prefix": "s" } }`: a string value that does not begin with `s`. */
+function anythingButPrefix(operand: Record<string, unknown>, at: string): LeafTest {
+  const keys = Object.keys(operand);
+  if (keys.length !== 1 || keys[0] !== 'prefix') throw notImplemented(`anything-but with ${keys.join(', ')}`, at);
+  const prefix = operand.prefix;
+  if (typeof prefix !== 'string') throw malformed('anything-but', operand, '{ "prefix": a string }', at);
+  return (values) => values.some((v) => typeof v === 'string' && !v.startsWith(prefix));
 }
 
 function notImplemented(operator: string, at: string): EventPatternError {

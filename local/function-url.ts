@@ -12,13 +12,17 @@
  * 200 JSON) is written back. A handler that throws gives 502 `{"Message":"Internal Server Error"}`.
  *
  * The reason for a 403 is in the response header `x-local-forbidden-reason` (the real URL says nothing).
+ * A request whose headers cannot pass (unsigned, an unknown key, another host) is refused before its
+ * body is read, and a body over Lambda's 6 MB payload quota (local/body-limits.ts) is a 413 that is
+ * not read past the limit; both close the connection.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { joinHeaders, readBody, splitUrl } from './http-request';
+import { FUNCTION_URL_BODY_LIMIT } from './body-limits';
+import { answerAndClose, joinHeaders, readBody, splitUrl } from './http-request';
+import { listenOnLoopback } from './loopback-server';
 import { parseQuery } from './query-string';
-import { verifySigV4, type ReceivedRequest } from './sigv4';
+import { screenSigV4, verifySigV4, type ReceivedRequest, type SigV4Scope } from './sigv4';
 
 /** A caller the URL knows: its secret, and who it is. */
 export interface KnownCaller {
@@ -121,15 +125,18 @@ export async function startFunctionUrlHost(options: FunctionUrlHostOptions): Pro
   });
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readBody(req);
     const { rawPath, rawQueryString } = splitUrl(req.url ?? '/');
     const headers = joinHeaders(req);
+    const forbidden = (reason: string) =>
+      answerAndClose(res, 403, { 'content-type': 'application/json', 'x-local-forbidden-reason': reason }, '{"Message":"Forbidden"}');
 
+    const screen = screenSigV4(headers, scope());
+    if (!screen.ok) return forbidden(screen.reason);
+    const bytes = await readBody(req, FUNCTION_URL_BODY_LIMIT);
+    if (bytes === undefined) return answerAndClose(res, 413, { 'content-type': 'application/json' }, '{"Message":"Request Entity Too Large"}');
+    const body = bytes.toString('utf8');
     const verdict = await verify({ method: req.method ?? 'GET', rawPath, rawQueryString, headers, body });
-    if (!verdict.ok) {
-      send(res, 403, { 'content-type': 'application/json', 'x-local-forbidden-reason': verdict.reason }, '{"Message":"Forbidden"}');
-      return;
-    }
+    if (!verdict.ok) return forbidden(verdict.reason);
 
     const now = new Date();
     const host = headers.host ?? '127.0.0.1';
@@ -188,31 +195,27 @@ export async function startFunctionUrlHost(options: FunctionUrlHostOptions): Pro
     send(res, reply.statusCode, reply.headers, reply.body);
   }
 
+  function known(accessKeyId: string): KnownCaller | undefined {
+    return Object.hasOwn(options.credentials, accessKeyId) ? options.credentials[accessKeyId] : undefined;
+  }
+
+  function scope(): SigV4Scope {
+    return { service: 'lambda', region, port, secretOf: known };
+  }
+
   async function verify(
     request: ReceivedRequest,
   ): Promise<{ ok: true; accessKeyId: string; caller: KnownCaller; userId: string } | { ok: false; reason: string }> {
-    const known = (accessKeyId: string) => (Object.hasOwn(options.credentials, accessKeyId) ? options.credentials[accessKeyId] : undefined);
-    const verdict = await verifySigV4(request, { service: 'lambda', region, port, secretOf: known });
+    const verdict = await verifySigV4(request, scope());
     if (!verdict.ok) return verdict;
     const { accessKeyId } = verdict;
     const caller = known(accessKeyId)!;
     return { ok: true, accessKeyId, caller, userId: caller.userId ?? `AIDA${accessKeyId.replace(/[^A-Z0-9]/gi, '').toUpperCase()}` };
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}/`,
-    events,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
-  };
+  const listening = await listenOnLoopback(server);
+  port = listening.port;
+  return { url: `${listening.url}/`, events, close: () => listening.close() };
 }
 
 /** A function URL response; a value without `statusCode` is sent as 200 JSON, as Lambda does. */

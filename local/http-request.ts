@@ -1,14 +1,60 @@
 /** Reading a request on the local servers: its body and its headers, as AWS's front ends see them. */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
-/** The whole body of a request, as UTF-8 text. */
-export function readBody(req: IncomingMessage): Promise<string> {
+/**
+ * The body of a request, or `undefined` when it is larger than `limit` bytes. A `Content-Length`
+ * over the limit is refused before a byte is read; a body without one (chunked) is read until it
+ * passes the limit, and no further: what arrived is dropped and the stream is left paused. Answer a
+ * refusal with `answerAndClose`, so that the connection and the rest of the body go with it.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  if (Number(req.headers['content-length']) > limit) return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
+    let size = 0;
+    const stop = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      stop();
+      req.pause();
+      chunks.length = 0;
+      resolve(undefined);
+    };
+    const onEnd = () => {
+      stop();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    const onClose = () => {
+      stop();
+      reject(new Error('the client closed the connection before the body ended'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
   });
+}
+
+/**
+ * Writes a whole answer and closes the connection after it: for a refusal sent before (or instead
+ * of) reading the body, whose unread rest must not be read to keep the connection alive.
+ */
+export function answerAndClose(res: ServerResponse, status: number, headers: OutgoingHttpHeaders, body: string): void {
+  res.writeHead(status, { ...headers, connection: 'close' });
+  res.end(body);
 }
 
 /** Lower-cased names; repeated headers joined with commas (as the 2.0 payload does). */

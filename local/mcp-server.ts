@@ -3,7 +3,8 @@
  * `http://127.0.0.1:<port>/mcp`, on the official SDK's server classes, showing what an AgentCore
  * Gateway shows for the handler: the gateway targets' tools as the template defines them, each call
  * made the way the Gateway invokes a Lambda target (local/mcp-call.ts). Every request needs the
- * run's bearer token and a loopback `Host` (and, from a browser, a loopback `Origin`).
+ * run's bearer token and a loopback `Host` (and, from a browser, a loopback `Origin`), checked before
+ * its body is read; a body is read up to the SDK's own 4 MB limit (local/body-limits.ts), no further.
  */
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
@@ -13,6 +14,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { CliError } from '../console/errors';
 import { escapeText } from '../console/escape';
+import { MCP_BODY_LIMIT } from './body-limits';
+import { answerAndClose, readBody } from './http-request';
 import { isLoopbackHost } from './loopback-host';
 import { callAsGateway } from './mcp-call';
 import { gatewayToolsOf, type GatewayTool } from './mcp-tools';
@@ -103,6 +106,14 @@ async function serveRequest(request: IncomingMessage, response: ServerResponse, 
     response.setHeader('Allow', 'POST');
     return reply(response, 405, -32000, 'Method not allowed: this server answers POST only (no standalone SSE stream, no sessions).');
   }
+  const body = await readBody(request, MCP_BODY_LIMIT);
+  if (body === undefined) return reply(response, 413, -32000, `Payload Too Large: the request body must not exceed ${MCP_BODY_LIMIT} bytes.`);
+  let message: unknown;
+  try {
+    message = JSON.parse(body.toString('utf8'));
+  } catch {
+    return reply(response, 400, -32700, 'Parse error: Invalid JSON');
+  }
   const server = mcpServer(serving);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   response.on('close', () => {
@@ -110,7 +121,8 @@ async function serveRequest(request: IncomingMessage, response: ServerResponse, 
     void server.close();
   });
   await server.connect(transport);
-  await transport.handleRequest(request, response);
+  // The body is already read (and bounded): the transport takes it parsed.
+  await transport.handleRequest(request, response, message);
 }
 
 function mcpServer({ run, tools, print }: Serving): Server {
@@ -131,10 +143,12 @@ function hasToken(authorization: string | undefined, token: string): boolean {
   return sameText(match?.[1] ?? '', token);
 }
 
-/** A JSON-RPC error answer, as the SDK's own HTTP refusals are written. */
+/**
+ * A JSON-RPC error answer, as the SDK's own HTTP refusals are written; the connection closes with it,
+ * so that a body not read yet is never read.
+ */
 function reply(response: ServerResponse, status: number, code: number, message: string): void {
-  response.writeHead(status, { 'Content-Type': 'application/json' });
-  response.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  answerAndClose(response, status, { 'Content-Type': 'application/json' }, JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 function addressOf(http: HttpServer): AddressInfo {

@@ -4,7 +4,7 @@
  * (control and format characters written visibly, console/escape.ts).
  */
 import { escapeJson, escapeText as t } from '../console/escape';
-import { REPLY_EVENT_SOURCE } from '../lambda/names';
+import { REPLY_SOURCE_ROOT } from '../lambda/names';
 import { REPLY_DETAIL_TYPES } from '../lambda/reply-bus';
 import type { BusEvent } from './endpoints';
 
@@ -27,7 +27,7 @@ export type LocalLine =
 const REPLY_CARRYING = new Set<string>(Object.values(REPLY_DETAIL_TYPES));
 
 export function busLine(event: BusEvent): LocalLine {
-  if (event.source === REPLY_EVENT_SOURCE && REPLY_CARRYING.has(event.detailType)) {
+  if (event.source.startsWith(`${REPLY_SOURCE_ROOT}.`) && REPLY_CARRYING.has(event.detailType)) {
     return { type: 'reply', reply: event.detail, via: 'bus', detail_type: event.detailType };
   }
   return { type: 'event', bus: event.bus, source: event.source, detail_type: event.detailType, detail: event.detail };

@@ -3,8 +3,8 @@
  * synthesized handler, approvals engine, API and expirer each in a worker thread of this process
  * with the environment the template gives it (local/function-sandbox.ts), Lambda's Invoke and
  * EventBridge's PutEvents on a local port, the API behind a local function URL that checks SigV4,
- * and a stand-in for the resume pipe. Its endpoints accept only the run's own keys, made at its
- * start (SPEC §13).
+ * and a stand-in for the resume pipe. Its endpoints, the DynamoDB one included, accept only the
+ * run's own keys, made at its start.
  */
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -100,6 +100,11 @@ export class LocalRun {
     return this.endpoints!.url;
   }
 
+  /** Where the functions' DynamoDB clients are pointed (`AWS_ENDPOINT_URL_DYNAMODB`): the checked front of dynalite. */
+  get dynamoEndpointUrl(): string {
+    return this.dynamo!.endpoint;
+  }
+
   /** The keys this run's function URL knows as the approver (random, made at the run's start), and who that is. */
   get approver(): AccessKey & { readonly userArn: string } {
     return { ...this.credentials.approver, userArn: this.options.principal ?? LOCAL_APPROVER_ARN };
@@ -160,13 +165,15 @@ export class LocalRun {
     }
 
     const nodePath = sdkNodePath().join(path.delimiter);
-    this.dynamo = await startDynamo();
+    const { handler: handlerKey, functions: functionsKey } = this.credentials;
+    // The keys the functions sign their AWS calls with: the only keys the Lambda, EventBridge and DynamoDB endpoints know.
+    const functionKeys = new Map([handlerKey, functionsKey].map((key) => [key.accessKeyId, key.secretAccessKey]));
+    this.dynamo = await startDynamo({ region: LOCAL_REGION, keys: functionKeys });
     if (chosen.tableId && chosen.table) {
       this.tableName = resolver.name(chosen.tableId);
       this.keyNames = (chosen.table.KeySchema ?? []).map((k: { AttributeName: string }) => k.AttributeName);
       await this.dynamo.createTable(createTableInput(this.tableName, chosen.table));
     }
-    const { handler: handlerKey, functions: functionsKey } = this.credentials;
     const nameOf = (fn: FunctionResource | undefined) => (fn ? resolver.name(fn.logicalId) : undefined);
     const apiName = nameOf(chosen.api);
     const engineName = nameOf(chosen.engine);
@@ -181,7 +188,7 @@ export class LocalRun {
       },
       {
         region: LOCAL_REGION,
-        keys: new Map([handlerKey, functionsKey].map((key) => [key.accessKeyId, key.secretAccessKey])),
+        keys: functionKeys,
         urlOnly: new Set(apiName ? [apiName] : []),
         invokedOnlyBy: new Map(engineName ? [[engineName, handlerKey.accessKeyId]] : []),
       },

@@ -3,7 +3,11 @@
  * endpoint on loopback (the local run is closed to other hosts, SPEC §13), then the credential
  * scope (service, region, date), a 15-minute clock window, the payload's hash, and the signature
  * itself, recomputed with the AWS SDK's own signer from the secret of the access key the request
- * names. Used by every local endpoint: the function URL, Lambda's Invoke and EventBridge's PutEvents.
+ * names. Used by every local endpoint: the function URL, Lambda's Invoke, EventBridge's PutEvents and
+ * DynamoDB. Everything but the payload's hash and the signature is read from the headers alone
+ * (`screenSigV4`), so that an endpoint refuses a request that cannot pass before it reads its body.
+ *
+ * A refusal's `reason` names what was wrong, never a value the request carried.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Sha256 } from '@aws-crypto/sha256-js';
@@ -29,7 +33,7 @@ export interface SigningSecret {
 }
 
 export interface SigV4Scope {
-  /** `lambda`, `events`. */
+  /** `lambda`, `events`, `dynamodb`. */
   readonly service: string;
   readonly region: string;
   /** The endpoint's port on 127.0.0.1: a request whose `Host` is not `127.0.0.1:<port>` or `localhost:<port>` is invalid. */
@@ -50,18 +54,27 @@ const MAX_SKEW_MS = 15 * 60 * 1000;
 const AUTHORIZATION =
   /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/;
 
-export async function verifySigV4(request: ReceivedRequest, scope: SigV4Scope): Promise<SigV4Verdict> {
-  const invalid = (reason: string): SigV4Verdict => ({ ok: false, failure: 'invalid', reason });
-  const { host } = request.headers;
-  if (!isLoopbackHost(host, scope.port)) return invalid(`Host ${host ?? '(none)'} is not 127.0.0.1:${scope.port} or localhost:${scope.port}`);
-  const auth = AUTHORIZATION.exec(request.headers.authorization ?? '');
+/** What the headers alone say of a request that may pass: who signed it, and what the signature covers. */
+export type SigV4Screen =
+  | { readonly ok: true; readonly accessKeyId: string; readonly secret: SigningSecret; readonly signedHeaders: readonly string[]; readonly signingDate: Date }
+  | Extract<SigV4Verdict, { ok: false }>;
+
+/**
+ * The checks a request's headers settle without its body: a loopback `Host`, the `Authorization`'s
+ * shape, a known access key, the credential scope, the date and its clock window, and that `host`
+ * and `x-amz-date` are signed. A request that fails here is refused without reading its body.
+ */
+export function screenSigV4(headers: Readonly<Record<string, string>>, scope: SigV4Scope): SigV4Screen {
+  const invalid = (reason: string) => ({ ok: false, failure: 'invalid', reason }) as const;
+  if (!isLoopbackHost(headers.host, scope.port)) return invalid(`Host is not 127.0.0.1:${scope.port} or localhost:${scope.port}`);
+  const auth = AUTHORIZATION.exec(headers.authorization ?? '');
   if (!auth) return { ok: false, failure: 'unsigned', reason: 'missing or malformed Authorization' };
   const [, accessKeyId, scopeDate, scopeRegion, scopeService, signedHeaderList] = auth;
   const secret = scope.secretOf(accessKeyId);
-  if (!secret) return { ok: false, failure: 'unknown-key', reason: `unknown access key ${accessKeyId}` };
-  if (scopeService !== scope.service) return invalid(`signed for service ${scopeService}, not ${scope.service}`);
-  if (scopeRegion !== scope.region) return invalid(`signed for region ${scopeRegion}, not ${scope.region}`);
-  const amzDate = request.headers['x-amz-date'] ?? '';
+  if (!secret) return { ok: false, failure: 'unknown-key', reason: 'unknown access key' };
+  if (scopeService !== scope.service) return invalid(`signed for another service, not ${scope.service}`);
+  if (scopeRegion !== scope.region) return invalid(`signed for another region, not ${scope.region}`);
+  const amzDate = headers['x-amz-date'] ?? '';
   const signingDate = parseAmzDate(amzDate);
   if (!signingDate || amzDate.slice(0, 8) !== scopeDate) return invalid('missing or bad x-amz-date');
   if (Math.abs(Date.now() - signingDate.getTime()) > MAX_SKEW_MS) return invalid('signature expired');
@@ -69,6 +82,14 @@ export async function verifySigV4(request: ReceivedRequest, scope: SigV4Scope): 
   for (const required of ['host', 'x-amz-date']) {
     if (!signedHeaders.includes(required)) return invalid(`${required} not signed`);
   }
+  return { ok: true, accessKeyId, secret, signedHeaders, signingDate };
+}
+
+export async function verifySigV4(request: ReceivedRequest, scope: SigV4Scope): Promise<SigV4Verdict> {
+  const screen = screenSigV4(request.headers, scope);
+  if (!screen.ok) return screen;
+  const { accessKeyId, secret, signedHeaders, signingDate } = screen;
+  const invalid = (reason: string): SigV4Verdict => ({ ok: false, failure: 'invalid', reason });
   const bodyHash = createHash('sha256').update(request.body).digest('hex');
   const claimedHash = request.headers['x-amz-content-sha256'];
   if (claimedHash !== undefined && claimedHash !== bodyHash) return invalid('x-amz-content-sha256 does not match the body');
@@ -79,7 +100,7 @@ export async function verifySigV4(request: ReceivedRequest, scope: SigV4Scope): 
   const headers: Record<string, string> = {};
   for (const name of signedHeaders) {
     const value = request.headers[name];
-    if (value === undefined) return invalid(`signed header ${name} is absent`);
+    if (value === undefined) return invalid('a signed header is absent');
     headers[name] = value;
   }
   const [hostname, port] = (headers.host ?? '').split(':');

@@ -1,7 +1,12 @@
 /**
- * How `approvals --local` finds a running `local`: a small file in the temporary directory, one per
- * working directory (or `CDK_TOOL_HANDLER_LOCAL_STATE`), holding the local API's URL and the run's
- * approver keys, the secret its function URL accepts; only its owner may read it (mode 0600).
+ * How `approvals --local` finds a running `local`: a small file, one per working directory (or
+ * `CDK_TOOL_HANDLER_LOCAL_STATE`), holding the local API's URL and the run's approver keys, the
+ * secret its function URL accepts; only its owner may read it (mode 0600). It lives in a directory
+ * of the user's own that no other user can create or replace, never under a predictable name in a
+ * shared temporary directory (where another user who made it first would stop `local` or read it):
+ * `$XDG_RUNTIME_DIR/cdk-tool-handler/` when that is set (a per-user directory by its definition),
+ * else `~/.cdk-tool-handler/local/`; either is made with mode 0700, and used only when it is a real
+ * directory (not a link) owned by this user that no one else may enter.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -21,11 +26,71 @@ export interface LocalState {
 
 export const STATE_VARIABLE = 'CDK_TOOL_HANDLER_LOCAL_STATE';
 
-export function statePath(env: Readonly<Record<string, string | undefined>>, cwd = process.cwd()): string {
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Where `local` writes its state file: `CDK_TOOL_HANDLER_LOCAL_STATE` as given, or the file for
+ * `cwd` in the user's state directory, which is made (mode 0700) or checked first: a directory that
+ * is not this user's own private one is refused, naming what to remove.
+ */
+export function statePath(env: Env, cwd = process.cwd()): string {
   const given = env[STATE_VARIABLE];
   if (given) return given;
+  const dir = stateDirectory(env);
+  ensurePrivateDirectory(dir);
+  return stateFileIn(dir, cwd);
+}
+
+/** Where `approvals --local` looks: the same file as `statePath`, without making anything. */
+function findStatePath(env: Env, cwd = process.cwd()): string {
+  return env[STATE_VARIABLE] || stateFileIn(stateDirectory(env), cwd);
+}
+
+function stateFileIn(dir: string, cwd: string): string {
   const key = createHash('sha256').update(path.resolve(cwd)).digest('hex').slice(0, 16);
-  return path.join(os.tmpdir(), `cdk-tool-handler-local-${key}.json`);
+  return path.join(dir, `local-${key}.json`);
+}
+
+/** `$XDG_RUNTIME_DIR/cdk-tool-handler`, else `~/.cdk-tool-handler/local` (`HOME` as the environment gives it). */
+function stateDirectory(env: Env): string {
+  const runtime = env.XDG_RUNTIME_DIR;
+  if (runtime && path.isAbsolute(runtime)) return path.join(runtime, 'cdk-tool-handler');
+  return path.join(env.HOME || os.homedir(), '.cdk-tool-handler', 'local');
+}
+
+/**
+ * Makes `dir` for this user alone, or checks that it already is: a real directory (a symbolic link
+ * could lead anywhere), owned by this user, that no other user may enter.
+ */
+function ensurePrivateDirectory(dir: string): void {
+  try {
+    fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+      throw new CliError(
+        `Could not make the local run's state directory ${dir} (${(error as NodeJS.ErrnoException).code}): remove whatever stands in its ` +
+          `way on that path, or set ${STATE_VARIABLE} to a file of your own.`,
+      );
+    }
+  }
+  if (process.platform === 'win32') return;
+  const found = fs.lstatSync(dir);
+  const what = found.isSymbolicLink()
+    ? 'a symbolic link'
+    : !found.isDirectory()
+      ? 'not a directory'
+      : found.uid !== process.getuid?.()
+        ? `owned by another user (uid ${found.uid})`
+        : (found.mode & 0o077) !== 0
+          ? `open to other users (mode ${(found.mode & 0o777).toString(8)})`
+          : undefined;
+  if (what !== undefined) {
+    throw new CliError(
+      `The local run's state directory ${dir} is ${what}: \`cdk-tool-handler local\` did not make it, and will not write its ` +
+        `secret there. Remove it (rm -r ${JSON.stringify(dir)}) and start \`local\` again, or set ${STATE_VARIABLE} to a file of your own.`,
+    );
+  }
 }
 
 /**
@@ -52,8 +117,8 @@ export function removeState(file: string, pid = process.pid): void {
   }
 }
 
-export function readState(env: Readonly<Record<string, string | undefined>>): LocalState {
-  const file = statePath(env);
+export function readState(env: Env): LocalState {
+  const file = findStatePath(env);
   let state: LocalState;
   try {
     state = JSON.parse(fs.readFileSync(file, 'utf8')) as LocalState;

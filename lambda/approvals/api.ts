@@ -62,7 +62,7 @@ export function approvalsApi(options: ApprovalsApiOptions): ApprovalsApi {
     const method = event.requestContext?.http?.method ?? '';
     const segments = pathSegments(event.rawPath ?? '/');
     if (segments[0] !== 'approvals' || segments.length > 3 || (segments.length === 3 && segments[2] !== 'decision')) {
-      throw new HttpError(404, 'not_found', `No such resource: ${event.rawPath}. The API serves /approvals, /approvals/{id} and /approvals/{id}/decision.`);
+      throw new HttpError(404, 'not_found', 'No such resource: the API serves /approvals, /approvals/{id} and /approvals/{id}/decision.');
     }
     if (segments.length === 1) {
       allow(method, 'GET');
@@ -99,13 +99,13 @@ export function approvalsApi(options: ApprovalsApiOptions): ApprovalsApi {
     if (unknown.length > 0) throw badRequest(`Unknown query parameter ${unknown[0]}; the list takes status, limit and next.`);
     const status = query.status;
     if (status !== undefined && !STATUSES.includes(status as ApprovalStatus)) {
-      throw badRequest(`status must be one of ${STATUSES.join(', ')}, got: ${JSON.stringify(status)}.`);
+      throw badRequest(`status must be one of ${STATUSES.join(', ')}.`);
     }
     let limit: number | undefined;
     if (query.limit !== undefined) {
       limit = Number(query.limit);
       if (!/^\d+$/.test(query.limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
-        throw badRequest(`limit must be a whole number from 1 to ${MAX_PAGE_LIMIT}, got: ${JSON.stringify(query.limit)}.`);
+        throw badRequest(`limit must be a whole number from 1 to ${MAX_PAGE_LIMIT}.`);
       }
     }
     const page = await store.listPage({ status: status as ApprovalStatus | undefined, limit, next: query.next });
@@ -132,7 +132,7 @@ function pathSegments(rawPath: string): string[] {
   try {
     return rawPath.split('/').filter((segment) => segment.length > 0).map((segment) => decodeURIComponent(segment));
   } catch {
-    throw badRequest(`The path is not valid percent-encoding: ${rawPath}.`);
+    throw badRequest('The path is not valid percent-encoding.');
   }
 }
 

@@ -54,6 +54,7 @@ export class EngineApprovals implements ApprovalRunner {
       token,
       until: input.until,
       ...(input.allowedTools === undefined ? {} : { tools: [...input.allowedTools] }),
+      run_id_prefix: input.runIdPrefix,
     });
     return response.claimed ? { claimed: true, record: response.record!, token } : { claimed: false, record: response.record };
   }

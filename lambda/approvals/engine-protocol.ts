@@ -24,6 +24,7 @@ export const engineRequestSchema = z.discriminatedUnion('op', [
     token: z.string().min(1).max(128),
     until: z.number().finite(),
     tools: z.array(z.string().regex(TOOL_NAME_PATTERN)).optional(),
+    run_id_prefix: z.string().min(1).max(64).optional(),
   }),
   z.strictObject({ op: z.literal('release'), approval_id: id, token: z.string().min(1).max(128) }),
   z.strictObject({ op: z.literal('complete'), approval_id: id, token: z.string().min(1).max(128), result: z.unknown() }),

@@ -50,7 +50,12 @@ export function approvalsEngine(options: ApprovalsEngineOptions): ApprovalsEngin
         const asked = request.tools === undefined ? undefined : new Set(request.tools);
         const allowed = new Set([...options.allowed].filter((name) => asked === undefined || asked.has(name)));
         const until = Math.min(request.until, now() + options.claimMaxMs);
-        const outcome = await store.claim(request.approval_id, { until, allowedTools: allowed, token: request.token });
+        const outcome = await store.claim(request.approval_id, {
+          until,
+          allowedTools: allowed,
+          token: request.token,
+          runIdPrefix: request.run_id_prefix,
+        });
         return { ok: true, claimed: outcome.claimed, ...(outcome.record ? { record: outcome.record } : {}) };
       }
       case 'release':

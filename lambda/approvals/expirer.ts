@@ -31,7 +31,7 @@ export function approvalsExpirer(options: ApprovalsExpirerOptions): () => Promis
     for (const record of run.expired) {
       if (!options.bus) continue;
       try {
-        await options.bus.publishEvent(APPROVAL_EXPIRED_DETAIL_TYPE, JSON.stringify(expiredDetail(record)));
+        await options.bus.publishEvent(APPROVAL_EXPIRED_DETAIL_TYPE, { ...expiredDetail(record) });
       } catch (error) {
         unannounced.push(record.approvalId);
         logWarning('publishing Tool Approval Expired failed', { approval_id: record.approvalId, error: (error as Error).message });

@@ -6,7 +6,7 @@
 import type { ToolHandlerError } from '../errors';
 import type { JsonObject } from '../json';
 import { errorReply, type CallIdentity, type ErrorReply, type Reply } from '../reply';
-import { deliver, refuse } from './host';
+import { deliver, refuse, type DeliveryTerms } from './host';
 import type { Invocation } from './invocation';
 import { settle } from './settle';
 
@@ -22,9 +22,9 @@ export interface Answered {
   readonly kept?: boolean;
 }
 
-export async function answerAsReply(call: ReplyCall, invocation: Invocation, source: string): Promise<Answered> {
+export async function answerAsReply(call: ReplyCall, invocation: Invocation, source: string, terms?: DeliveryTerms): Promise<Answered> {
   if (call.refused) return { reply: await refusedAsReply(call.refused, call, invocation, source) };
-  const outcome = await deliver(invocation, call.envelope, source, undefined);
+  const outcome = await deliver(invocation, call.envelope, source, undefined, terms);
   // A reply that did not reach the bus is logged there; the caller has it all the same.
   await settle(outcome, invocation.replies);
   // An envelope refused as a whole (a tool name it does not accept) names no call: the host's call does.

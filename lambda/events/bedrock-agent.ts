@@ -1,3 +1,4 @@
+import { overLimits } from '../envelope';
 import { ToolUsageError } from '../errors';
 import { sessionCallIds } from '../ids';
 import { isJsonObject, type JsonObject } from '../json';
@@ -28,6 +29,8 @@ export interface BedrockCall {
   readonly event: JsonObject;
   readonly tool: string;
   readonly actionGroup: string;
+  /** Why the event is over the envelope's limits, found before anything walks it; it is then answered with that alone. */
+  readonly refused?: ToolUsageError;
 }
 
 const SOURCE = 'bedrock-agent';
@@ -45,14 +48,19 @@ export const bedrockAgentHost: Host<BedrockCall, BedrockAgentResponse> = {
     if (!isJsonObject(event) || !('messageVersion' in event && 'agent' in event && 'actionGroup' in event && 'function' in event)) {
       return undefined;
     }
-    return { event, tool: text(event.function), actionGroup: text(event.actionGroup) };
+    return { event, tool: text(event.function), actionGroup: text(event.actionGroup), refused: overLimits(event) };
   },
   async answer(call, invocation) {
     const { event, tool } = call;
     const agent = isJsonObject(event.agent) ? event.agent : {};
     let args: JsonObject;
     try {
+      if (call.refused) throw call.refused;
+      // The parameters' strings were measured unparsed; the args they become are bounded (level 2 of
+      // their envelope) before the ids hash them.
       args = argsOf(event.parameters, invocation, tool);
+      const refused = overLimits(args, 2);
+      if (refused) throw refused;
     } catch (error) {
       return respond(call, await refusedAsReply(error as ToolUsageError, { tool }, invocation, SOURCE));
     }
@@ -64,7 +72,7 @@ export const bedrockAgentHost: Host<BedrockCall, BedrockAgentResponse> = {
   outOfTime: async (call, error, invocation) => respond(call, await refusedAsReply(error, { tool: call.tool }, invocation, SOURCE)),
 };
 
-function respond({ event, tool, actionGroup }: BedrockCall, reply: Reply | ErrorReply): BedrockAgentResponse {
+function respond({ event, tool, actionGroup, refused }: BedrockCall, reply: Reply | ErrorReply): BedrockAgentResponse {
   const reprompt = reply.status === 'error' && reply.error.type === 'ToolUsageError';
   return {
     messageVersion: '1.0',
@@ -73,8 +81,8 @@ function respond({ event, tool, actionGroup }: BedrockCall, reply: Reply | Error
       function: tool,
       functionResponse: { ...(reprompt ? { responseState: 'REPROMPT' } : {}), responseBody: { TEXT: { body: JSON.stringify(reply) } } },
     },
-    sessionAttributes: event.sessionAttributes,
-    promptSessionAttributes: event.promptSessionAttributes,
+    // Passed back unchanged, unless the event was too large or deep to pass back.
+    ...(refused ? {} : { sessionAttributes: event.sessionAttributes, promptSessionAttributes: event.promptSessionAttributes }),
   };
 }
 
@@ -96,7 +104,7 @@ function argsOf(parameters: unknown, invocation: Invocation, tool: string): Json
     else if (type === 'array') arg = parseJson(value);
     else if (rejects(shape?.[name], value)) arg = parseJson(value) ?? value;
     const fits = type === 'boolean' ? arg !== undefined : type === 'array' ? Array.isArray(arg) : type === 'integer' ? Number.isInteger(arg) : type !== 'number' || Number.isFinite(arg);
-    if (!fits) throw new ToolUsageError(`Parameter \`${name}\` is not a valid ${type}${type === 'array' ? ' (JSON)' : ''}, got: ${JSON.stringify(value.slice(0, 64))}.`);
+    if (!fits) throw new ToolUsageError(`Parameter \`${name}\` is not a valid ${type}${type === 'array' ? ' (a JSON array)' : ''}.`);
     return [name, arg];
   });
   // `Object.fromEntries` defines each key as an own property: a parameter named `__proto__` stays data.

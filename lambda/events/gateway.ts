@@ -1,10 +1,10 @@
 import type { Context } from 'aws-lambda';
 import { ToolUsageError } from '../errors';
+import { overLimits } from '../envelope';
 import { sessionCallIds } from '../ids';
 import { isJsonObject } from '../json';
 import { RESUME_APPROVAL_TOOL } from '../names';
-import { errorReply, type ErrorReply, type Reply } from '../reply';
-import { approvalGone } from '../stores/store-errors';
+import type { ErrorReply, Reply } from '../reply';
 import { answerAsReply, refusedAsReply, type ReplyCall } from './as-reply';
 import type { Host } from './host';
 
@@ -38,9 +38,9 @@ const ID_PREFIX = 'agc_';
 export const gatewayHost: Host<GatewayCall, GatewayReply> = {
   recognise: (event, context) => gatewayCallOf(event, context),
   async answer(call, invocation) {
-    const { reply, kept } = await answerAsReply(call, invocation, SOURCE);
-    // resume_approval answers for approvals that Gateway calls requested (their ids are the Gateway's) only.
-    if (call.approvalId !== undefined && reply.run_id?.startsWith(ID_PREFIX) === false) return errorReply(approvalGone(call.approvalId), call);
+    // resume_approval claims only approvals that Gateway calls requested (their run ids are the
+    // Gateway's): any other is refused before it is claimed, as if it did not exist.
+    const { reply, kept } = await answerAsReply(call, invocation, SOURCE, { resumeRunIdPrefix: ID_PREFIX });
     if (kept) return { ...(reply as Reply), replayed: true };
     if (reply.status !== 'pending_approval') return reply;
     const resume = call.target ? `${call.target}${SEPARATOR}${RESUME_APPROVAL_TOOL}` : RESUME_APPROVAL_TOOL;
@@ -69,6 +69,9 @@ function gatewayCallOf(event: unknown, context: Partial<Context> | undefined): G
     if (approvalId !== undefined) return { tool, target, approvalId: typeof approvalId === 'string' ? approvalId : undefined, envelope: event };
     return { tool, target, refused: new ToolUsageError(`${RESUME_APPROVAL_TOOL} needs \`approval_id\`.`) };
   }
+  // The args sit at level 2 of the envelope they become; bounded before the ids hash them.
+  const refused = overLimits(event, 2);
+  if (refused) return { tool, target, ...sessionCallIds(ID_PREFIX, target, undefined, tool, {}), refused };
   const sessionId = nonEmptyString(custom.bedrockAgentCoreSessionId) ?? nonEmptyString(custom.bedrockagentcoreSessionId);
   const ids = sessionCallIds(ID_PREFIX, target, sessionId, tool, event);
   return { tool, target, ...ids, envelope: { tool, args: event, run_id: ids.runId, call_id: ids.callId } };

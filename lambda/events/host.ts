@@ -6,7 +6,7 @@
  * cannot read with `refuse`, so that every call, run or refused, ends in the same log line.
  */
 import type { Context } from 'aws-lambda';
-import { logOutcome, type Failed, type Outcome, type Redelivery } from '../delivery';
+import { logOutcome, type Delivery, type Failed, type Outcome } from '../delivery';
 import type { ToolHandlerError, ToolTimeout } from '../errors';
 import { runEnvelope } from '../handle-envelope';
 import type { CallIdentity } from '../reply';
@@ -27,16 +27,22 @@ export interface Host<Reading, Answer> {
 /** What a host answers. */
 export type AnswerOf<H> = H extends Host<any, infer Answer> ? Answer : never;
 
-/** Runs one delivered payload in the invocation, under its allowlist and its deadline. */
+/** What a host says of a delivery besides its payload, source and id. */
+export type DeliveryTerms = Pick<Delivery, 'redelivery' | 'resumeRunIdPrefix'>;
+
+/**
+ * Runs one delivered payload in the invocation, under its allowlist and its deadline. The payload is
+ * bounded (size, then depth) before anything reads it: `parseEnvelope` asks `overLimits` first.
+ */
 export function deliver(
   invocation: Invocation,
   payload: unknown,
   source: string,
   messageId: string | undefined,
-  redelivery?: Redelivery,
+  terms: DeliveryTerms = {},
 ): Promise<Outcome> {
   const { executor, allowed, deadline } = invocation;
-  return runEnvelope(executor, payload, { allowed, source, messageId, deadline, redelivery });
+  return runEnvelope(executor, payload, { allowed, source, messageId, deadline, ...terms });
 }
 
 /** A delivery refused before its payload runs: logged like any call, and failed with `error`. */

@@ -75,7 +75,7 @@ function handleRecord(record: ReceivedSqsRecord, invocation: Invocation): Promis
   const problem = recordProblem(record);
   if (problem) return Promise.resolve(refuse(problem, {}, 'sqs', messageId));
   const source = `sqs:${sourceQueueOf(record)}`;
-  return deliver(invocation, record.body, source, messageId, sqsRedelivery(source, messageId));
+  return deliver(invocation, record.body, source, messageId, { redelivery: sqsRedelivery(source, messageId) });
 }
 
 /** Waits for `work`, but not past `epochMs`. */

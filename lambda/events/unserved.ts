@@ -58,7 +58,14 @@ function unservedKind(event: unknown): string | undefined {
   const source = record[field];
   if (at < 0 && source === undefined) return undefined;
   const service = typeof source === 'string' ? source.replace(/^aws:/, '') : '';
-  const name = Object.hasOwn(SOURCES, service) ? SOURCES[service] : 'another source';
-  const shown = typeof source === 'string' ? `\`${source.slice(0, 64)}\`` : source === undefined ? 'missing' : 'not a string';
-  return `an event from ${name}: \`${at < 0 ? '' : `Records[${at}].`}${field}\` is ${shown}`;
+  const known = Object.hasOwn(SOURCES, service);
+  // Only a source of the list is shown: any other value is the caller's, and may be anything.
+  const shown = known
+    ? `is \`${source as string}\``
+    : typeof source === 'string'
+      ? 'names a source the handler does not know'
+      : source === undefined
+        ? 'is missing'
+        : 'is not a string';
+  return `an event from ${known ? SOURCES[service] : 'another source'}: \`${at < 0 ? '' : `Records[${at}].`}${field}\` ${shown}`;
 }

@@ -18,6 +18,6 @@ const owner = ownerFrom();
 
 export const handler = approvalsExpirer({
   store: new DynamoApprovalStore({ tableName, owner }),
-  bus: busName ? new EventBridgeReplyPublisher({ busName }) : undefined,
+  bus: busName ? new EventBridgeReplyPublisher({ busName, owner }) : undefined,
   metrics: { owner, namespace: metricsNamespace() },
 });

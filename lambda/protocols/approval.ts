@@ -72,8 +72,14 @@ export async function resumeApproval(
   scope: ResumeScope,
   delivery: Delivery,
 ): Promise<Outcome> {
-  // A token of our own: a claim whose answer was lost, tried again, is recognised as ours.
-  const claim = await approvals.claim(approvalId, { until: delivery.deadline.invocationEnd, allowedTools: scope.allowed, token: randomUUID() });
+  // A token of our own: a claim whose answer was lost, tried again, is recognised as ours. An
+  // approval outside the delivery's run-id prefix comes back missing, unclaimed.
+  const claim = await approvals.claim(approvalId, {
+    until: delivery.deadline.invocationEnd,
+    allowedTools: scope.allowed,
+    token: randomUUID(),
+    runIdPrefix: delivery.resumeRunIdPrefix,
+  });
   const { record } = claim;
   if (!record) throw approvalGone(approvalId);
   try {
@@ -142,10 +148,13 @@ function alreadyDone(record: ApprovalRecord): AlreadyDoneReply {
   };
 }
 
+/**
+ * The denial as the caller (often an end user, through an agent) reads it: the reason, never who
+ * decided (`decided_by` stays in the approval's record, for the approvals API and the CLI).
+ */
 function denied(record: ApprovalRecord): ApprovalDenied {
-  const by = record.decidedBy ? ` by ${record.decidedBy}` : '';
   const reason = record.reason ? `: ${record.reason}` : ' (no reason given)';
-  return new ApprovalDenied(`Approval ${record.approvalId} for tool ${record.tool} was denied${by}${reason}`);
+  return new ApprovalDenied(`Approval ${record.approvalId} for tool ${record.tool} was denied${reason}`);
 }
 
 function notDecidedOn(record: ApprovalRecord): ToolUsageError {

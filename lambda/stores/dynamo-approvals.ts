@@ -112,8 +112,8 @@ async function readItem(table: TableContext, approvalId: string, operation = 'ge
  * approval past its first claim's `until`.
  */
 export async function claimApproval(table: TableContext, approvalId: string, input: ClaimInput): Promise<ClaimOutcome> {
-  const allowed = input.allowedTools;
-  if (allowed?.size === 0) return { claimed: false, record: await getApproval(table, approvalId) };
+  const { allowedTools: allowed, runIdPrefix } = input;
+  if (allowed?.size === 0) return { claimed: false, record: withinPrefix(await getApproval(table, approvalId), runIdPrefix) };
   const now = table.now();
   const token = input.token ?? randomUUID();
   const e = new Expression();
@@ -126,6 +126,7 @@ export async function claimApproval(table: TableContext, approvalId: string, inp
     e.absent(A.completedAt),
     `(${e.absent(A.claimedUntil)} OR ${e.name(A.claimedUntil)} <= ${e.value(now)})`,
   ];
+  if (runIdPrefix !== undefined) condition.push(`begins_with(${e.name(A.runId)}, ${e.value(runIdPrefix)})`);
   const toolsInCondition = allowed !== undefined && allowed.size <= MAX_IN_OPERANDS;
   if (toolsInCondition) {
     condition.push(`${e.name(A.tool)} IN (${[...allowed].map((tool) => e.value(tool)).join(', ')})`);
@@ -147,7 +148,7 @@ export async function claimApproval(table: TableContext, approvalId: string, inp
   if (outcome.ok) item = outcome.value.Attributes as Item;
   else {
     const found = await readAfterRefusal(table, approvalId, token);
-    if (!found.ours) return { claimed: false, record: found.record };
+    if (!found.ours) return { claimed: false, record: withinPrefix(found.record, runIdPrefix) };
     item = found.ours;
   }
 
@@ -161,6 +162,11 @@ export async function claimApproval(table: TableContext, approvalId: string, inp
     return { claimed: false, record: unclaimed };
   }
   return { claimed: true, record, token };
+}
+
+/** The record, unless a claim limited to `runIdPrefix` may not see it: then it is as if missing. */
+function withinPrefix(record: ApprovalRecord | undefined, runIdPrefix: string | undefined): ApprovalRecord | undefined {
+  return runIdPrefix === undefined || record?.runId.startsWith(runIdPrefix) ? record : undefined;
 }
 
 /** What one read after a refused or failed claim found. */

@@ -170,7 +170,7 @@ function decodeNext(next: string | undefined, index: ListIndex, owner: string): 
   try {
     key = JSON.parse(Buffer.from(next, 'base64url').toString('utf8'));
   } catch {
-    throw unknownPosition(next);
+    throw unknownPosition();
   }
   const fields = typeof key === 'object' && key !== null && !Array.isArray(key) ? (key as Record<string, unknown>) : undefined;
   const names = fields ? Object.keys(fields).sort() : [];
@@ -183,6 +183,6 @@ function decodeNext(next: string | undefined, index: ListIndex, owner: string): 
     typeof fields[TABLE.partitionKey] === 'string' &&
     (fields[TABLE.partitionKey] as string).startsWith(approvalKeyPrefix(owner)) &&
     typeof fields[index.sortKey] === 'number';
-  if (!valid) throw unknownPosition(next);
+  if (!valid) throw unknownPosition();
   return fields;
 }

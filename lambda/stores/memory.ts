@@ -122,7 +122,9 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
   }
 
   async claim(approvalId: string, input: ClaimInput): Promise<ClaimOutcome> {
-    const stored = this.live(approvalId);
+    // An approval outside the claim's run-id prefix is as if missing: never claimed, never shown.
+    const live = this.live(approvalId);
+    const stored = input.runIdPrefix === undefined || live?.record.runId.startsWith(input.runIdPrefix) ? live : undefined;
     const record = stored?.record;
     const token = input.token ?? randomUUID();
     // Our own live claim (a retry whose first answer was lost) is ours as it stands: never extended.
@@ -193,7 +195,7 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
       .sort((a, b) => a.createdAt - b.createdAt || a.approvalId.localeCompare(b.approvalId));
     const start = input?.next === undefined ? 0 : Number(input.next);
     if (!Number.isInteger(start) || start < 0) {
-      throw unknownPosition(input?.next);
+      throw unknownPosition();
     }
     const end = start + (input?.limit ?? DEFAULT_PAGE_LIMIT);
     return { records: all.slice(start, end), ...(end < all.length ? { next: String(end) } : {}) };

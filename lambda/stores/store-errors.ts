@@ -12,8 +12,8 @@ export function approvalGone(approvalId: string): ApprovalNotFound {
 }
 
 /** A `next` that no list page returned. */
-export function unknownPosition(next: unknown): ToolUsageError {
-  return new ToolUsageError(`\`next\` is not a position this list returned, got: ${JSON.stringify(next)}.`);
+export function unknownPosition(): ToolUsageError {
+  return new ToolUsageError('`next` is not a position this list returned: pass the `next` of the previous page as it came.');
 }
 
 /** A call re-sent after its approval expired: the approval is never started afresh under the same id. */

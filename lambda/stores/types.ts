@@ -81,11 +81,16 @@ export interface ClaimInput {
    * `undefined` means any tool.
    */
   readonly allowedTools?: ReadonlySet<string>;
+  /**
+   * Only an approval whose call's `run_id` starts with this may be claimed; any other is answered
+   * as missing (`record` undefined), so the claimant learns nothing of it. @default - any run id
+   */
+  readonly runIdPrefix?: string;
 }
 
 export type ClaimOutcome =
   | { readonly claimed: true; readonly record: ApprovalRecord; readonly token: string }
-  /** `record` is the approval as it stands (undefined when missing or expired). */
+  /** `record` is the approval as it stands (undefined when missing, expired, or outside `runIdPrefix`). */
   | { readonly claimed: false; readonly record: ApprovalRecord | undefined };
 
 export interface ListApprovalsInput {

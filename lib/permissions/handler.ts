@@ -16,13 +16,13 @@ export const CALL_ITEM_ATTRIBUTES: string[] = [
 
 /**
  * Everything the tool handler's role is given besides its log group, its queue, its keys and its
- * reply bus: its owner's call items (`handlerTableStatements`), the Denies that keep it off the
- * other functions (`handlerInvokeDenials`), and invoke on its own engine.
+ * reply bus and its walls (walls.ts): its owner's call items (`handlerTableStatements`), the Denies
+ * that keep it off the approvals API and expirers (`handlerInvokeDenials`), and invoke on its own engine.
  */
 export function handlerStatements(table: dynamodb.ITable, owner: string, engine: lambda.IFunction): iam.PolicyStatement[] {
   return [
     ...handlerTableStatements(table, owner),
-    ...handlerInvokeDenials(owner),
+    ...handlerInvokeDenials(),
     invokeFunctionStatement(engine),
   ];
 }
@@ -78,11 +78,12 @@ function handlerTableStatements(table: dynamodb.ITable, owner: string): iam.Poli
 
 /**
  * The handler may never invoke an approvals API (not directly, not through its URL) nor an expirer
- * of any handler, nor another owner's engine: functions are told apart by the tags the construct
- * puts on them (Lambda evaluates `aws:ResourceTag` for `InvokeFunction`). Explicit Denies, so they
- * hold after the role is given `lambda:InvokeFunction` (or `lambda:*`) on `*`.
+ * of any handler: functions are told apart by the tags the construct puts on them (Lambda evaluates
+ * `aws:ResourceTag` for `InvokeFunction`). An explicit Deny, so it holds after the role is given
+ * `lambda:InvokeFunction` (or `lambda:*`) on `*`. Other owners' functions are walled off for every
+ * role of the construct (walls.ts).
  */
-function handlerInvokeDenials(owner: string): iam.PolicyStatement[] {
+function handlerInvokeDenials(): iam.PolicyStatement[] {
   return [
     new iam.PolicyStatement({
       sid: 'ToolHandlerNeverApprovalsApisNorExpirers',
@@ -90,16 +91,6 @@ function handlerInvokeDenials(owner: string): iam.PolicyStatement[] {
       actions: ['lambda:InvokeFunction', 'lambda:InvokeFunctionUrl', 'lambda:InvokeAsync'],
       resources: ['*'],
       conditions: { StringEquals: { [`aws:ResourceTag/${TAG.function}`]: [FUNCTION_ROLE.api, FUNCTION_ROLE.expirer] } },
-    }),
-    new iam.PolicyStatement({
-      sid: 'ToolHandlerNoOtherOwnersEngine',
-      effect: iam.Effect.DENY,
-      actions: ['lambda:InvokeFunction', 'lambda:InvokeFunctionUrl', 'lambda:InvokeAsync'],
-      resources: ['*'],
-      conditions: {
-        StringEquals: { [`aws:ResourceTag/${TAG.function}`]: FUNCTION_ROLE.engine },
-        StringNotEquals: { [`aws:ResourceTag/${TAG.owner}`]: owner },
-      },
     }),
   ];
 }

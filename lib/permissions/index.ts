@@ -15,13 +15,17 @@
  * - The approvals API (`api.ts`) reads its owner's approval items and indexes, and writes decisions.
  * - The expirer (`expirer.ts`) reads its owner's pending index, marks expiries, and puts
  *   `Tool Approval Expired` on the reply bus.
+ * - Every role of an owner (`walls.ts`) carries the owner's tag and may neither invoke another
+ *   owner's functions (its handler, its engine, its API, its expirer) nor put another owner's reply
+ *   events, even after it is given `lambda:*` or `events:*` on `*`.
  * - The reply bus (`reply-bus.ts`, its resource policy): nobody but the handler's and the expirer's
- *   roles (by their tag) may put events with the source `cdk-tool-handler`.
+ *   roles (by their tag) may put events with a reply source (`cdk-tool-handler.<owner>`), and each
+ *   only with its own owner's.
  * - The resume pipe's role (`resume-pipe.ts`) reads the table's stream, puts on the resume bus and
- *   on its dead-letter queue.
+ *   on its dead-letter queue; the resume bus takes events from that role only.
  * - The expiry schedule's role invokes the expirer (`callers.ts`, `invokeFunctionStatement`).
- * - EventBridge (`event-bridge.ts`, a key policy statement) may use a customer managed key of this
- *   app to put events into the queues it encrypts.
+ * - EventBridge (`event-bridge.ts`) may send to the construct's queues, and use a customer managed
+ *   key of this app for them, for the construct's own rules only (`aws:SourceArn`).
  * - Callers (`callers.ts`, `grantInvoke`) invoke the handler function itself; senders
  *   (`grantSendToolCalls`) send to its queue; approvers (`grantApprove`) reach the approvals API
  *   through its function URL only (aws-cdk-lib's `grantInvokeUrl`).
@@ -41,3 +45,4 @@ export * from './handler';
 export { grantReadApprovals } from './readers';
 export * from './reply-bus';
 export * from './resume-pipe';
+export * from './walls';

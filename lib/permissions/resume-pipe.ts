@@ -22,3 +22,19 @@ export function grantResumePipe(role: iam.IRole, resources: ResumePipeResources)
   resources.bus.grantPutEventsTo(role);
   resources.deadLetterQueue.grantSendMessages(role);
 }
+
+/**
+ * The resume bus's own policy: nobody but the pipe's role may put events there, so no one can feed
+ * `{ approval_id, owner }` to another owner's queue (or hold up a FIFO queue's resume group with bad
+ * resumes). A pipe puts as its role, which `aws:PrincipalArn` names (the role, not the session).
+ */
+export function onlyThePipePutsStatement(bus: events.IEventBus, role: iam.IRole): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    sid: 'CdkToolHandlerOnlyTheResumePipePuts',
+    effect: iam.Effect.DENY,
+    principals: [new iam.AnyPrincipal()],
+    actions: ['events:PutEvents'],
+    resources: [bus.eventBusArn],
+    conditions: { ArnNotEquals: { 'aws:PrincipalArn': role.roleArn } },
+  });
+}

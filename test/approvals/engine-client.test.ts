@@ -139,6 +139,6 @@ test("the engine's errors come back as the same §4 errors", async () => {
   await store.decide(reply.approval_id, { approved: false, by: 'bob', reason: 'no' });
   await expect(exec.execute(parseEnvelope({ approval_id: reply.approval_id }), options())).rejects.toMatchObject({
     name: 'ApprovalDenied',
-    message: expect.stringMatching(/denied by bob: no/),
+    message: `Approval ${reply.approval_id} for tool refund was denied: no`,
   });
 });

@@ -47,9 +47,16 @@ test('an undecided approval past its TTL is marked expired once, announced, and 
   expect(bus.received).toEqual([
     {
       EventBusName: 'replies',
-      Source: 'cdk-tool-handler',
+      Source: 'cdk-tool-handler.handler',
       DetailType: 'Tool Approval Expired',
-      Detail: JSON.stringify({ approval_id: pending.approval_id, tool: 'refund', run_id: 'r', call_id: 'c', expires_at: new Date(T0 + 60_000).toISOString() }),
+      Detail: JSON.stringify({
+        approval_id: pending.approval_id,
+        tool: 'refund',
+        run_id: 'r',
+        call_id: 'c',
+        expires_at: new Date(T0 + 60_000).toISOString(),
+        owner: 'handler',
+      }),
     },
   ]);
 

@@ -15,6 +15,8 @@ import { createTestTable } from '../support/dynamo';
 import { matchesPattern } from '../../local/event-pattern';
 import { renderInputTemplate } from '../../local/pipe';
 import { renderInput } from '../../local/rule-input';
+import { evaluatePutEvents } from './events-iam';
+import { concrete } from './template-values';
 import { actionsOf, handlerResource, onlyResource, props, statementsOfRole, toolStack, unbundledApp, withApprovalIndexes } from './helpers';
 
 /** §10 and §13 in the template: the resume path, the expiry schedule, notifications, who may publish replies. */
@@ -83,10 +85,10 @@ describe('auto-resume: one pipe per table onto its resume bus', () => {
     ]);
   });
 
-  test('the pipe announces { approval_id, owner } (never args) as source cdk-tool-handler.approvals, Tool Approval Decided', () => {
+  test('the pipe announces { approval_id, owner } (never args) as source cdk-tool-handler-resume, Tool Approval Decided', () => {
     expect(onlyResource(t, 'AWS::Pipes::Pipe').resource.Properties.TargetParameters).toEqual({
       InputTemplate: '{"approval_id": "<$.dynamodb.NewImage.approvalId.S>", "owner": "<$.dynamodb.NewImage.owner.S>"}',
-      EventBridgeEventBusParameters: { Source: 'cdk-tool-handler.approvals', DetailType: 'Tool Approval Decided' },
+      EventBridgeEventBusParameters: { Source: 'cdk-tool-handler-resume', DetailType: 'Tool Approval Decided' },
     });
   });
 
@@ -95,7 +97,7 @@ describe('auto-resume: one pipe per table onto its resume bus', () => {
     expect(rule.Properties).toEqual({
       Description: `cdk-tool-handler: resumes the decided approvals of owner ${owner}.`,
       EventBusName: { Ref: busId },
-      EventPattern: { 'source': ['cdk-tool-handler.approvals'], 'detail-type': ['Tool Approval Decided'], 'detail': { owner: [owner] } },
+      EventPattern: { 'source': ['cdk-tool-handler-resume'], 'detail-type': ['Tool Approval Decided'], 'detail': { owner: [owner] } },
       State: 'ENABLED',
       Targets: [
         {
@@ -145,13 +147,48 @@ describe('auto-resume: one pipe per table onto its resume bus', () => {
     });
     expect(statements.filter((s) => actionsOf(s).includes('events:PutEvents'))).toEqual([
       { Effect: 'Allow', Action: 'events:PutEvents', Resource: { 'Fn::GetAtt': [busId, 'Arn'] } },
+      // It serves every owner of the table, so no owner's reply source and no owner's function is its own.
+      {
+        Sid: 'CdkToolHandlerNoOwnersReplies',
+        Effect: 'Deny',
+        Action: 'events:PutEvents',
+        Resource: '*',
+        Condition: { 'ForAnyValue:StringLike': { 'events:source': ['cdk-tool-handler', 'cdk-tool-handler.*'] } },
+      },
+    ]);
+    expect(statements.filter((s) => s.Effect === 'Deny' && actionsOf(s).includes('lambda:InvokeFunction'))).toEqual([
+      {
+        Sid: 'CdkToolHandlerNoOwnersFunctions',
+        Effect: 'Deny',
+        Action: ['lambda:InvokeFunction', 'lambda:InvokeFunctionUrl', 'lambda:InvokeAsync'],
+        Resource: '*',
+        Condition: { Null: { 'aws:ResourceTag/cdk-tool-handler:function': 'false' } },
+      },
     ]);
     const dlqId = logicalId(plain.stack, 'Tools/ApprovalsTableToolHandlerResume/DeadLetterQueue');
-    const others = statements.filter((s) => !actionsOf(s).includes('dynamodb:GetRecords') && !actionsOf(s).includes('events:PutEvents'));
+    const others = statements.filter((s) => s.Effect === 'Allow' && !actionsOf(s).includes('dynamodb:GetRecords') && !actionsOf(s).includes('events:PutEvents'));
     expect(others.flatMap(actionsOf).every((a) => a.startsWith('sqs:'))).toBe(true);
     for (const s of others) expect(s.Resource).toEqual({ 'Fn::GetAtt': [dlqId, 'Arn'] });
     // The tool queue is the rule's to send to, not the pipe's.
     expect(JSON.stringify(statements)).not.toContain(queueId);
+  });
+
+  test("the resume bus takes events from its pipe's role only: no one else feeds an owner's queue (or holds up a FIFO resume group)", () => {
+    const resources = t.toJSON().Resources;
+    const where = { account: '000000000000', region: 'us-east-1' };
+    const value = (v: unknown) => concrete(v, resources, where) as any;
+    const policy = Object.values(resources)
+      .filter((r: any) => r.Type === 'AWS::Events::EventBusPolicy' && r.Properties.EventBusName.Ref === busId)
+      .map((r: any) => value(r.Properties.Statement));
+    const roleId = logicalId(plain.stack, 'Tools/ApprovalsTableToolHandlerResume/Role');
+    const pipe = { principalArn: value({ 'Fn::GetAtt': [roleId, 'Arn'] }), identity: value(statementsOfRole(t, roleId)) };
+    const resume = { bus: value({ 'Fn::GetAtt': [busId, 'Arn'] }), sources: ['cdk-tool-handler-resume'] };
+    expect(evaluatePutEvents(pipe.identity, policy, { ...resume, principalArn: pipe.principalArn })).toBe('allowed');
+    // Anyone else, with events:* on * (the handler's role of any owner included): refused by the bus.
+    const anyone = [{ Effect: 'Allow', Action: 'events:*', Resource: '*' }];
+    for (const principalArn of [`arn:aws:iam::${where.account}:role/admin`, value({ 'Fn::GetAtt': [logicalId(plain.stack, 'Tools/ServiceRole'), 'Arn'] })]) {
+      expect(evaluatePutEvents(anyone, policy, { ...resume, principalArn })).toBe('explicitly denied');
+    }
   });
 
   test('autoResume: false makes no pipe, no resume bus and no resume rule', () => {
@@ -211,7 +248,15 @@ describe('expiry', () => {
     const expirerId = Object.keys(t.findResources('AWS::Lambda::Function')).find((id) => id.startsWith('ToolsApprovalsExpirer'))!;
     expect(resource.Properties).toMatchObject({ ScheduleExpression: 'rate(4 minutes)', Target: { Arn: { 'Fn::GetAtt': [expirerId, 'Arn'] } } });
     const roleId = resource.Properties.Target.RoleArn['Fn::GetAtt'][0];
-    expect(statementsOfRole(t, roleId)).toEqual([{ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { 'Fn::GetAtt': [expirerId, 'Arn'] } }]);
+    const statements = statementsOfRole(t, roleId);
+    expect(statements.filter((s) => s.Effect === 'Allow')).toEqual([
+      { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { 'Fn::GetAtt': [expirerId, 'Arn'] } },
+    ]);
+    // And the walls every role of the owner carries.
+    expect(statements.filter((s) => s.Effect === 'Deny').map((s) => s.Sid)).toEqual([
+      'CdkToolHandlerNoOtherOwnersFunctions',
+      'CdkToolHandlerNoOtherOwnersReplies',
+    ]);
   });
 
   test("the expirer's role Queries its owner's partition of the pending index and marks its owner's approvals, nothing else", () => {
@@ -259,14 +304,15 @@ describe('notifications and the reply source', () => {
 
   const notificationRules = (template: Template) =>
     Object.values(template.findResources('AWS::Events::Rule')).filter((r: any) =>
-      (r.Properties.EventPattern.source ?? []).includes('cdk-tool-handler'),
+      (r.Properties.EventPattern.source ?? []).some((source: string) => source.startsWith('cdk-tool-handler.')),
     ) as any[];
+  const source = `cdk-tool-handler.${notified.tools.owner}`;
 
-  test('requested and expired approvals reach the topic as a short message with the CLI line (args only with notifyWithArgs)', () => {
+  test("requested and expired approvals of the handler's own owner reach the topic as a short message with the CLI line (args only with notifyWithArgs)", () => {
     const rules = notificationRules(tn);
     expect(rules.map((r) => r.Properties.EventPattern)).toEqual([
-      { source: ['cdk-tool-handler'], 'detail-type': ['Tool Approval Requested'] },
-      { source: ['cdk-tool-handler'], 'detail-type': ['Tool Approval Expired'] },
+      { source: [source], 'detail-type': ['Tool Approval Requested'] },
+      { source: [source], 'detail-type': ['Tool Approval Expired'] },
     ]);
     const [requested, expired] = rules.map((r) => r.Properties.Targets[0].InputTransformer);
     // One approvals API in the stack: the approve line needs no --output.
@@ -279,7 +325,7 @@ describe('notifications and the reply source', () => {
     expect(handlerResource(tn, 'AWS::Lambda::Function').resource.Properties.Environment.Variables.TOOL_HANDLER_NOTIFY_WITH_ARGS).toBe('true');
   });
 
-  test('only the handler and the expirer may put events on the reply bus, with source cdk-tool-handler only', () => {
+  test("only the handler and the expirer may put events on the reply bus, with their owner's source only", () => {
     const replies = logicalId(notified.stack, 'Replies');
     const putters = Object.values(tn.findResources('AWS::IAM::Policy')).flatMap((p: any) =>
       p.Properties.PolicyDocument.Statement.filter(
@@ -288,46 +334,49 @@ describe('notifications and the reply source', () => {
     );
     expect(putters).toHaveLength(2);
     for (const { roles, s } of putters) {
-      expect(s.Condition).toEqual({ StringEquals: { 'events:source': 'cdk-tool-handler' } });
+      expect(s.Condition).toEqual({ StringEquals: { 'events:source': source } });
       expect(roles[0].Ref).toMatch(/^Tools(ServiceRole|ApprovalsExpirerRole)/);
     }
     // The only other PutEvents: the resume pipe's, on its own bus.
     const elsewhere = Object.values(tn.findResources('AWS::IAM::Policy')).flatMap((p: any) =>
-      p.Properties.PolicyDocument.Statement.filter((s: any) => actionsOf(s).includes('events:PutEvents') && !JSON.stringify(s.Resource).includes(replies)),
+      p.Properties.PolicyDocument.Statement.filter(
+        (s: any) => s.Effect === 'Allow' && actionsOf(s).includes('events:PutEvents') && !JSON.stringify(s.Resource).includes(replies),
+      ),
     );
     expect(elsewhere).toEqual([
       { Effect: 'Allow', Action: 'events:PutEvents', Resource: { 'Fn::GetAtt': [logicalId(notified.stack, 'Tools/ApprovalsTableToolHandlerResume/Bus'), 'Arn'] } },
     ]);
   });
 
-  test('the handler and expirer roles carry the publisher tag that the reply bus policy asks for', () => {
+  test('the handler and expirer roles carry the publisher tag that the reply bus policy asks for, and every role of the owner its owner tag', () => {
+    const ownerTag = { Key: 'cdk-tool-handler:owner', Value: notified.tools.owner };
     for (const path of ['Tools/ServiceRole', 'Tools/Approvals/ExpirerRole']) {
       const role = tn.toJSON().Resources[logicalId(notified.stack, path)];
-      expect(role.Properties.Tags).toEqual([{ Key: 'cdk-tool-handler:publisher', Value: 'true' }]);
+      expect(role.Properties.Tags).toEqual([ownerTag, { Key: 'cdk-tool-handler:publisher', Value: 'true' }]);
     }
-    for (const path of ['Tools/Approvals/EngineRole', 'Tools/Approvals/ApiRole', 'Tools/ApprovalsTableToolHandlerResume/Role']) {
-      expect(tn.toJSON().Resources[logicalId(notified.stack, path)].Properties.Tags).toBeUndefined();
+    for (const path of ['Tools/Approvals/EngineRole', 'Tools/Approvals/ApiRole', 'Tools/Expiry/Role']) {
+      expect(tn.toJSON().Resources[logicalId(notified.stack, path)].Properties.Tags).toEqual([ownerTag]);
     }
+    // The resume pipe's role serves every owner of the table: no owner's, no publisher.
+    expect(tn.toJSON().Resources[logicalId(notified.stack, 'Tools/ApprovalsTableToolHandlerResume/Role')].Properties.Tags).toBeUndefined();
   });
 
-  test('the reply bus denies PutEvents with source cdk-tool-handler to every principal without that tag', () => {
-    const policies = Object.values(tn.findResources('AWS::Events::EventBusPolicy')) as any[];
-    expect(policies).toHaveLength(1);
-    expect(policies[0].Properties).toEqual({
-      EventBusName: { Ref: logicalId(notified.stack, 'Replies') },
-      StatementId: 'cdk-CdkToolHandlerOnlyItsFunctionsPublish',
-      Statement: {
-        Sid: 'cdk-CdkToolHandlerOnlyItsFunctionsPublish',
-        Effect: 'Deny',
-        Principal: { AWS: '*' },
-        Action: 'events:PutEvents',
-        Resource: { 'Fn::GetAtt': [logicalId(notified.stack, 'Replies'), 'Arn'] },
-        Condition: {
-          'ForAnyValue:StringEquals': { 'events:source': ['cdk-tool-handler'] },
-          StringNotEquals: { 'aws:PrincipalTag/cdk-tool-handler:publisher': 'true' },
-        },
-      },
+  test('the reply bus denies PutEvents with a reply source to every principal without that tag, and to each tagged one but its own owner\'s', () => {
+    const replies = logicalId(notified.stack, 'Replies');
+    const policies = (Object.values(tn.findResources('AWS::Events::EventBusPolicy')) as any[]).filter((p) => p.Properties.EventBusName.Ref === replies);
+    const statement = (sid: string, condition: object) => ({
+      EventBusName: { Ref: replies },
+      StatementId: `cdk-${sid}`,
+      Statement: { Sid: `cdk-${sid}`, Effect: 'Deny', Principal: { AWS: '*' }, Action: 'events:PutEvents', Resource: { 'Fn::GetAtt': [replies, 'Arn'] }, Condition: condition },
     });
+    const replySource = { 'ForAnyValue:StringLike': { 'events:source': ['cdk-tool-handler', 'cdk-tool-handler.*'] } };
+    expect(policies.map((p) => p.Properties)).toEqual([
+      statement('CdkToolHandlerOnlyItsFunctionsPublish', { ...replySource, StringNotEquals: { 'aws:PrincipalTag/cdk-tool-handler:publisher': 'true' } }),
+      statement('CdkToolHandlerEachOwnerItsOwnSource', {
+        ...replySource,
+        'ForAnyValue:StringNotEquals': { 'events:source': ['cdk-tool-handler.${aws:PrincipalTag/cdk-tool-handler:owner}'] },
+      }),
+    ]);
   });
 });
 

@@ -352,6 +352,8 @@ describe("invoking the approvals functions (the tags the construct puts on them,
     "another owner's engine": other.approvalsEngine,
     'its expirer': expirerOf(tools),
     "another owner's expirer": expirerOf(other),
+    'its handler': tools.lambdaFunction,
+    "another owner's handler": other.lambdaFunction,
   };
   type Target = keyof typeof functions;
 
@@ -368,6 +370,42 @@ describe("invoking the approvals functions (the tags the construct puts on them,
     { Effect: 'Allow', Action: 'lambda:*', Resource: '*' },
   ];
   const handlerWithBroadInvoke = [...roleStatements(tools.lambdaFunction.role!), ...everywhere];
+
+  /** Every role the construct makes for owner A, and the role's tags (what `aws:PrincipalTag` reads). */
+  const rolesOfA: Record<string, iam.IRole> = {
+    handler: tools.lambdaFunction.role!,
+    engine: tools.approvalsEngine.role!,
+    API: tools.approvalsApi.role!,
+    expirer: expirerOf(tools).role!,
+    'expiry schedule': tools.node.findChild('Expiry').node.findChild('Role') as iam.IRole,
+    'resume pipe (every owner of the table)': tools.node.findChild('ApprovalsTableToolHandlerResume').node.findChild('Role') as iam.IRole,
+  };
+  function roleTags(role: iam.IRole): Record<string, string> {
+    const id = stack.getLogicalId(role.node.defaultChild as iam.CfnRole);
+    return Object.fromEntries((template.toJSON().Resources[id].Properties.Tags ?? []).map((t: { Key: string; Value: string }) => [t.Key, t.Value]));
+  }
+
+  test.each(Object.keys(rolesOfA))(
+    "A's %s role, even given lambda:* on *, cannot invoke B's handler (run B's tools under B's role, resume B's approvals, read its kept replies), nor any other function of B",
+    (name) => {
+      const statements = [...roleStatements(rolesOfA[name]), ...everywhere];
+      for (const victim of ["another owner's handler", "another owner's engine", "another owner's API", "another owner's expirer"] as const) {
+        const { arn, tags } = target(victim);
+        for (const through of ['direct', 'url'] as const) {
+          expect({ victim, through, decision: evaluateInvoke(statements, invokeChecks(arn, tags, through)) }).toEqual({
+            victim,
+            through,
+            decision: 'explicitly denied',
+          });
+        }
+      }
+    },
+  );
+
+  test("handler functions carry what the walls match: tool-handler and their owner", () => {
+    expect(target('its handler').tags).toEqual({ 'cdk-tool-handler:function': 'tool-handler', 'cdk-tool-handler:owner': OWNER });
+    expect(target("another owner's handler").tags).toEqual({ 'cdk-tool-handler:function': 'tool-handler', 'cdk-tool-handler:owner': OTHER });
+  });
 
   test('the package functions carry what the Denies match: their part and their owner', () => {
     expect(target('its API').tags).toMatchObject({ 'cdk-tool-handler:function': 'approvals-api', 'cdk-tool-handler:owner': OWNER });
@@ -405,12 +443,31 @@ describe("invoking the approvals functions (the tags the construct puts on them,
     }
   });
 
-  test("the README's SCP: an administrator with lambda:* invokes no approvals API directly, and still can through its URL", () => {
+  function readmeScp(): any[] {
     const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
     const block = /<!-- scp -->\s*```json\n([\s\S]*?)```/.exec(readme);
     expect(block).not.toBeNull();
     const scp = JSON.parse(block![1]);
-    const admin = [...everywhere, ...([] as any[]).concat(scp.Statement ?? scp)];
+    return ([] as any[]).concat(scp.Statement ?? scp);
+  }
+
+  test("the README's SCP: a role of owner A, even stripped of the construct's Denies and given lambda:*, invokes no function of owner B", () => {
+    const tags = roleTags(rolesOfA.handler);
+    expect(tags['cdk-tool-handler:owner']).toBe(OWNER);
+    const stripped = [...everywhere, ...readmeScp()];
+    for (const name of ["another owner's handler", "another owner's engine", "another owner's API"] as const) {
+      const { arn, tags: fnTags } = target(name);
+      expect(evaluateInvoke(stripped, invokeChecks(arn, fnTags, 'direct', tags))).toBe('explicitly denied');
+    }
+    // Its own owner's handler and engine stay reachable under the SCP.
+    for (const name of ['its handler', 'its engine'] as const) {
+      const { arn, tags: fnTags } = target(name);
+      expect(evaluateInvoke(stripped, invokeChecks(arn, fnTags, 'direct', tags))).toBe('allowed');
+    }
+  });
+
+  test("the README's SCP: an administrator with lambda:* invokes no approvals API directly, and still can through its URL", () => {
+    const admin = [...everywhere, ...readmeScp()];
     for (const name of ['its API', "another owner's API"] as const) {
       const { arn, tags } = target(name);
       expect(evaluateInvoke(admin, invokeChecks(arn, tags, 'direct'))).toBe('explicitly denied');
@@ -418,5 +475,8 @@ describe("invoking the approvals functions (the tags the construct puts on them,
     }
     const engine = target('its engine');
     expect(evaluateInvoke(admin, invokeChecks(engine.arn, engine.tags, 'direct'))).toBe('allowed');
+    // An administrator carries no owner tag: every handler stays reachable for operations.
+    const handler = target("another owner's handler");
+    expect(evaluateInvoke(admin, invokeChecks(handler.arn, handler.tags, 'direct'))).toBe('allowed');
   });
 });

@@ -6,12 +6,14 @@
  * the events of Powertools TypeScript's BedrockAgentFunctionResolver tests. Nothing is thrown.
  */
 import * as path from 'node:path';
+import { MAX_ENVELOPE_BYTES } from '../../lambda';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
 import functionEvent from '../fixtures/events/bedrockAgentFunctionEvent.json';
 import resolverEvents from '../fixtures/events/bedrock-agent-function-resolver-events.json';
 import { bodyOf, callOf, expectSampleResponse } from '../support/bedrock-agent';
 import type { Outcome } from '../support/bundle-child';
 import { testDocumentClient } from '../support/dynamo';
+import { startEventBridgeEndpoint, type EventBridgeEndpoint } from '../support/eventbridge-endpoint';
 import { startGatewayBundle, type GatewayBundle } from '../support/gateway-bundle';
 
 const ENTRY = path.join(__dirname, '..', 'fixtures', 'bedrock-tools.ts');
@@ -19,18 +21,26 @@ const events = resolverEvents as Record<string, any>;
 
 let bundle: GatewayBundle;
 let store: DynamoApprovalStore;
+let bus: EventBridgeEndpoint;
 
 const invoke = (list: unknown[]) => bundle.invoke(list.map((event, i) => ({ event, requestId: `req-${i}-${Math.random()}` })));
 
 beforeAll(async () => {
-  bundle = await startGatewayBundle({
-    entry: ENTRY,
-    tools: ['submitVacationRequest', 'math', 'integer', 'number', 'echo', 'boolean', 'string', 'array', 'greeting', 'book', 'refund'],
-  });
+  bus = await startEventBridgeEndpoint();
+  bundle = await startGatewayBundle(
+    {
+      entry: ENTRY,
+      tools: ['submitVacationRequest', 'math', 'integer', 'number', 'echo', 'boolean', 'string', 'array', 'greeting', 'book', 'refund'],
+    },
+    { replyBusEndpoint: bus.endpoint },
+  );
   store = new DynamoApprovalStore({ tableName: bundle.tableName, client: testDocumentClient(), owner: bundle.owner });
 }, 120_000);
 
-afterAll(() => bundle?.host.close());
+afterAll(async () => {
+  await bundle?.host.close();
+  await bus?.close();
+});
 
 /** Every outcome was returned (never thrown): the responses. */
 function responses(outcomes: Outcome[]): any[] {
@@ -64,7 +74,7 @@ test('parameters are converted by their declared types; a bad value is answered 
   ]);
   const bad = all[5];
   expect(bad.response).toMatchObject({ actionGroup: 'myActionGroup', function: 'echo', functionResponse: { responseState: 'REPROMPT' } });
-  expect(bodyOf(bad)).toMatchObject({ status: 'error', error: { type: 'ToolUsageError', message: 'Parameter `arg` is not a valid number, got: "not-a-number".' } });
+  expect(bodyOf(bad)).toMatchObject({ status: 'error', error: { type: 'ToolUsageError', message: 'Parameter `arg` is not a valid number.' } });
 });
 
 test('an object arg sent as JSON text reaches the tool as the object', async () => {
@@ -84,4 +94,55 @@ test('approval in a session: pending; once approved and resumed, the same call a
   expect(resumed).toMatchObject({ returned: { status: 'ok', result: { refunded: 'o-br' } } });
   expect(bodyOf(responses([again])[0])).toMatchObject({ status: 'already_done', approval_id: pending.approval_id, result: { refunded: 'o-br' } });
   expect(bundle.runs().filter((l) => l.startsWith('refund:'))).toEqual(['refund:o-br']);
+});
+
+describe('hostile calls: bounded before they are walked, values kept out, denials without the approver', () => {
+  const SECRET = 'SECRET-4111-1111-1111-1111';
+  const APPROVER = 'arn:aws:sts::123456789012:assumed-role/RefundApprovers/mallory.approver';
+  const inSession = (event: object) => ({ ...event, sessionId: 'session-hostile' });
+
+  test.each([
+    ['an array parameter nested 5,000 deep', [{ name: 'arg', type: 'array', value: `${'['.repeat(5000)}${']'.repeat(5000)}` }], /nested deeper than 64 levels/],
+    ['a parameter over MAX_ENVELOPE_BYTES', [{ name: 'arg', type: 'array', value: JSON.stringify(['x'.repeat(MAX_ENVELOPE_BYTES)]) }], /over the limit of 1048576 bytes/],
+  ])('%s: a REPROMPT naming the limit, never thrown', async (_label, parameters, limit) => {
+    const run = await bundle.run([{ event: inSession({ ...events['correctly parses array parameters'], parameters }), requestId: 'hostile-1' }]);
+    const [response] = responses(run.outcomes);
+    expect(response.response.functionResponse.responseState).toBe('REPROMPT');
+    expect(bodyOf(response)).toMatchObject({ status: 'error', tool: 'array', error: { type: 'ToolUsageError', message: expect.stringMatching(limit) } });
+    expect(run.stderr).not.toMatch(/RangeError|Maximum call stack/);
+  });
+
+  test.each([
+    ['number', 'echo'],
+    ['integer', 'integer'],
+    ['boolean', 'boolean'],
+    ['array', 'array'],
+  ])('a secret in a %s parameter reaches no response, log line or reply-bus event', async (type, fn) => {
+    bus.received.length = 0;
+    const event = inSession({ ...functionEvent, function: fn, parameters: [{ name: 'arg', type, value: SECRET }] });
+    const run = await bundle.run([{ event, requestId: 'secret-1' }]);
+    const [response] = responses(run.outcomes);
+    expect(response.response.functionResponse.responseState).toBe('REPROMPT');
+    expect(bodyOf(response).error.message).toContain('`arg`');
+    expect(bus.received).toHaveLength(1);
+    const seen = [JSON.stringify(run.outcomes), run.stdout, run.stderr, JSON.stringify(bus.received)].join('\n');
+    expect(seen).not.toContain(SECRET);
+    expect(seen).not.toContain('4111');
+  });
+
+  test('a denied approval: the same call answers the reason, not the approver', async () => {
+    const call = callOf({ ...functionEvent, sessionId: 'session-denied' }, 'refund', { orderId: 'o-denied' });
+    const pending = bodyOf(responses(await invoke([call]))[0]);
+    expect(pending).toMatchObject({ status: 'pending_approval', approval_id: expect.stringMatching(/^apr_/) });
+    await store.decide(pending.approval_id, { approved: false, by: APPROVER, reason: 'order already refunded' });
+    bus.received.length = 0;
+    const run = await bundle.run([{ event: call, requestId: 'denied-1' }]);
+    const denial = bodyOf(responses(run.outcomes)[0]);
+    expect(denial).toMatchObject({ status: 'error', tool: 'refund', error: { type: 'ApprovalDenied' } });
+    expect(denial.error.message).toBe(`Approval ${pending.approval_id} for tool refund was denied: order already refunded`);
+    const seen = [JSON.stringify(run.outcomes), run.stdout, run.stderr, JSON.stringify(bus.received)].join('\n');
+    expect(seen).not.toContain(APPROVER);
+    expect(seen).not.toContain('mallory');
+    expect(bundle.runs().filter((line) => line === 'refund:o-denied')).toEqual([]);
+  });
 });

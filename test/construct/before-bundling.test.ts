@@ -66,7 +66,7 @@ const cases: Array<[string, (stack: Stack) => Partial<ToolHandlerProps>, RegExp]
       const replyBus = new events.EventBus(s, 'Replies');
       return { replyBus, eventSources: [{ eventBus: replyBus, eventPattern: { source: ['cdk-tool-handler'] } }] };
     },
-    /must not include "cdk-tool-handler" on the reply bus/,
+    /must not name a source beginning with "cdk-tool-handler" on the reply bus/,
   ],
 ];
 

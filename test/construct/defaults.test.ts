@@ -233,14 +233,15 @@ describe('without event sources or a reply bus', () => {
     expect(tools.rules).toEqual([]);
   });
 
-  test('the function may not put events anywhere, and its role carries no publisher tag', () => {
-    const actions = statementsOfRole(template, handlerRole.id).flatMap((s) => actionsOf(s));
-    expect(actions.filter((a: string) => a.startsWith('events:'))).toEqual([]);
-    expect(handlerRole.resource.Properties.Tags).toBeUndefined();
+  test('the function may not put events anywhere (its one events statement is the Deny of other owners\' reply sources), and its role carries no publisher tag', () => {
+    const statements = statementsOfRole(template, handlerRole.id).filter((s) => actionsOf(s).some((a: string) => a.startsWith('events:')));
+    expect(statements.map((s) => [s.Effect, s.Sid])).toEqual([['Deny', 'CdkToolHandlerNoOtherOwnersReplies']]);
+    expect(handlerRole.resource.Properties.Tags).toEqual([{ Key: 'cdk-tool-handler:owner', Value: tools.owner }]);
   });
 
-  test('no bus policy is made', () => {
-    template.resourceCountIs('AWS::Events::EventBusPolicy', 0);
+  test('the one bus policy is the resume bus\'s: only the resume pipe puts there', () => {
+    const { resource } = onlyResource(template, 'AWS::Events::EventBusPolicy');
+    expect(resource.Properties.Statement.Sid).toBe('cdk-CdkToolHandlerOnlyTheResumePipePuts');
   });
 });
 

@@ -1,4 +1,5 @@
 import { INDEXES, TABLE } from '../../lambda/names';
+import { conditionsHold, coversAction, decide, wildcard, type Decision } from './iam-evaluation';
 
 /**
  * A small model of how IAM authorizes a DynamoDB request, for the statements this construct writes:
@@ -21,7 +22,7 @@ export interface RequestContext {
   readonly returnValues?: string;
 }
 
-export type Decision = 'allowed' | 'denied by default' | 'explicitly denied';
+export type { Decision };
 
 const WORDS = new Set([
   'SET', 'REMOVE', 'ADD', 'DELETE', 'AND', 'OR', 'NOT', 'IN', 'BETWEEN',
@@ -108,27 +109,10 @@ export interface ScopedStatement {
 
 /** Decides `request` against the statements on the table, its indexes and its stream. */
 export function evaluate(scoped: ScopedStatement[], request: RequestContext): Decision {
-  const statements = scoped.filter((s) => matches(s.resource, request.resource)).map((s) => s.statement);
-  const matching = statements.filter((s) => appliesTo(s, request.action) && conditionsHold(s.Condition ?? {}, request));
-  if (matching.some((s) => s.Effect === 'Deny')) return 'explicitly denied';
-  if (matching.some((s) => s.Effect === 'Allow')) return 'allowed';
-  return 'denied by default';
-}
-
-/** `Action` matches the action; `NotAction` matches every action it does not name. */
-function appliesTo(statement: any, action: string): boolean {
-  if (statement.NotAction !== undefined) return !([] as string[]).concat(statement.NotAction).some((a) => matches(a, action));
-  return ([] as string[]).concat(statement.Action ?? []).some((a) => matches(a, action));
-}
-
-function matches(pattern: string, value: string): boolean {
-  const regex = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
-  return regex.test(value);
-}
-
-function conditionsHold(conditions: Record<string, Record<string, unknown>>, request: RequestContext): boolean {
-  return Object.entries(conditions).every(([operator, keys]) =>
-    Object.entries(keys).every(([key, expected]) => conditionHolds(operator, contextValues(key, request), ([] as string[]).concat(expected as string[]))),
+  const statements = scoped.filter((s) => wildcard(s.resource, request.resource)).map((s) => s.statement);
+  return decide(
+    statements.filter((s) => coversAction(s, request.action)),
+    (s) => conditionsHold(s.Condition, (key) => contextValues(key, request)),
   );
 }
 
@@ -142,27 +126,5 @@ function contextValues(key: string, request: RequestContext): string[] | undefin
       return request.returnValues === undefined ? undefined : [request.returnValues];
     default:
       throw new Error(`the model does not know the condition key ${key}`);
-  }
-}
-
-function conditionHolds(operator: string, values: string[] | undefined, expected: string[]): boolean {
-  const equals = (a: string, b: string) => a === b;
-  switch (operator) {
-    case 'ForAllValues:StringEquals':
-      return (values ?? []).every((v) => expected.some((e) => equals(v, e)));
-    case 'ForAllValues:StringLike':
-      return (values ?? []).every((v) => expected.some((e) => matches(e, v)));
-    case 'ForAnyValue:StringEquals':
-      return (values ?? []).some((v) => expected.some((e) => equals(v, e)));
-    case 'ForAnyValue:StringLike':
-      return (values ?? []).some((v) => expected.some((e) => matches(e, v)));
-    case 'ForAnyValue:StringNotEquals':
-      return (values ?? []).some((v) => !expected.some((e) => equals(v, e)));
-    case 'ForAnyValue:StringNotLike':
-      return (values ?? []).some((v) => !expected.some((e) => matches(e, v)));
-    case 'StringEqualsIfExists':
-      return values === undefined || values.every((v) => expected.includes(v));
-    default:
-      throw new Error(`the model does not know the condition operator ${operator}`);
   }
 }

@@ -111,9 +111,10 @@ describe("the function's policy", () => {
   test("is denied everything else on the table, its indexes and its stream, and every request outside its owner's call items", () => {
     const denies = statements().filter((s) => s.Effect === 'Deny');
     expect(denies.map((s) => s.Sid).sort()).toEqual([
+      'CdkToolHandlerNoOtherOwnersFunctions',
+      'CdkToolHandlerNoOtherOwnersReplies',
       'ToolHandlerNeverApprovalsApisNorExpirers',
       'ToolHandlerNoIndexesNorStream',
-      'ToolHandlerNoOtherOwnersEngine',
       'ToolHandlerNothingElseOnTheTable',
       'ToolHandlerOnlyCallAttributes',
       'ToolHandlerOnlyItsOwnCallItems',
@@ -160,14 +161,14 @@ describe("the function's policy", () => {
     });
   });
 
-  test("is denied invoking another owner's engine, by resource tag", () => {
+  test("is denied invoking another owner's functions (its handler, engine, API, expirer), by resource tag", () => {
     expect(statements()).toContainEqual({
-      Sid: 'ToolHandlerNoOtherOwnersEngine',
+      Sid: 'CdkToolHandlerNoOtherOwnersFunctions',
       Effect: 'Deny',
       Action: ['lambda:InvokeFunction', 'lambda:InvokeFunctionUrl', 'lambda:InvokeAsync'],
       Resource: '*',
       Condition: {
-        StringEquals: { 'aws:ResourceTag/cdk-tool-handler:function': 'approvals-engine' },
+        Null: { 'aws:ResourceTag/cdk-tool-handler:function': 'false' },
         StringNotEquals: { 'aws:ResourceTag/cdk-tool-handler:owner': owner },
       },
     });

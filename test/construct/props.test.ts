@@ -6,7 +6,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { ENV, OWNER_PATTERN, REPLY_EVENT_SOURCE, TABLE } from '../../lambda/names';
+import { ENV, OWNER_PATTERN, replyEventSource, TABLE } from '../../lambda/names';
 import { ToolHandler, ToolHandlerProps } from '../../lib';
 import { actionsOf, handlerResource, onlyResource, props, statementsOfRole, toolStack, unbundledApp, withApprovalIndexes } from './helpers';
 
@@ -282,19 +282,30 @@ describe('reply bus', () => {
     expect(fnOf('ReplyBus').Environment.Variables[ENV.replyBus]).toEqual({ 'Fn::GetAtt': [busId, 'Arn'] });
     const roleId = handlerRoleOf(t).id;
     const put = statementsOfRole(t, roleId).filter((s) => [].concat(s.Action).includes('events:PutEvents' as never));
+    const owner = built.ReplyBus.tools.owner;
     expect(put).toEqual([
+      {
+        Action: 'events:PutEvents',
+        Effect: 'Deny',
+        Resource: '*',
+        Sid: 'CdkToolHandlerNoOtherOwnersReplies',
+        Condition: {
+          'ForAnyValue:StringLike': { 'events:source': ['cdk-tool-handler', 'cdk-tool-handler.*'] },
+          'ForAnyValue:StringNotEquals': { 'events:source': [replyEventSource(owner)] },
+        },
+      },
       {
         Action: 'events:PutEvents',
         Effect: 'Allow',
         Resource: { 'Fn::GetAtt': [busId, 'Arn'] },
-        Condition: { StringEquals: { 'events:source': REPLY_EVENT_SOURCE } },
+        Condition: { StringEquals: { 'events:source': replyEventSource(owner) } },
       },
     ]);
   });
 });
 
 describe('rules on the reply bus', () => {
-  const notReplies = { source: [{ 'anything-but': [REPLY_EVENT_SOURCE] }] };
+  const notReplies = { source: [{ 'anything-but': { prefix: 'cdk-tool-handler' } }] };
   /** The synthesized EventPattern of each rule of stack `id`, in order. */
   const patterns = (id: string) => {
     const { stack, tools } = built[id];
@@ -302,7 +313,7 @@ describe('rules on the reply bus', () => {
     return tools.rules.map((rule) => resources[stack.getLogicalId(rule.node.defaultChild as events.CfnRule)].Properties.EventPattern);
   };
 
-  test('a rule on the reply bus without `source` gets anything-but the reply source; one with `source` is as given', () => {
+  test('a rule on the reply bus without `source` gets anything-but the reply sources; one with `source` is as given', () => {
     const [noSource, withSource] = patterns('LoopSameBus');
     expect(noSource).toEqual({ 'detail-type': ['Tool Call'], ...notReplies });
     expect(withSource).toEqual({ 'source': ['agent'], 'detail-type': ['Tool Call'] });
@@ -354,19 +365,14 @@ describe('encryption key', () => {
     });
   });
 
-  test('lets EventBridge use the key for the event dead-letter queue, in this account only', () => {
-    t().hasResourceProperties('AWS::KMS::Key', {
-      KeyPolicy: {
-        Statement: Match.arrayWith([
-          Match.objectLike({
-            Effect: 'Allow',
-            Principal: { Service: 'events.amazonaws.com' },
-            Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
-            Condition: { StringEquals: { 'aws:SourceAccount': '123456789012' } },
-          }),
-        ]),
-      },
-    });
+  test("lets EventBridge use the key for the construct's rules and queues only, and with no condition nowhere", () => {
+    const statements = t().toJSON().Resources[keyId()].Properties.KeyPolicy.Statement as any[];
+    const forEventBridge = statements.filter((s) => s.Principal?.Service === 'events.amazonaws.com');
+    expect(forEventBridge).toHaveLength(1);
+    expect(forEventBridge[0]).toMatchObject({ Effect: 'Allow', Action: ['kms:Decrypt', 'kms:GenerateDataKey'], Resource: '*' });
+    expect(Object.keys(forEventBridge[0].Condition).sort()).toEqual(['ArnEquals', 'StringEquals']);
+    expect(Object.keys(forEventBridge[0].Condition.ArnEquals)).toEqual(['aws:SourceArn']);
+    expect(Object.keys(forEventBridge[0].Condition.StringEquals)).toEqual(['kms:EncryptionContext:aws:sqs:arn']);
   });
 
   test('lets the function use the key', () => {
@@ -431,13 +437,13 @@ describe('owner', () => {
     for (const fn of Object.values(fns)) expect(fn.Properties.Environment.Variables[ENV.owner]).toBe('orders.tools-1');
   });
 
-  test("tags the engine, API and expirer with the owner and what they are", () => {
+  test("tags the handler, engine, API and expirer with the owner and what they are", () => {
     const fns = functions();
     const tags = (name: string) => Object.fromEntries(fns[name].Properties.Tags.map((tag: any) => [tag.Key, tag.Value]));
     expect(tags('engine')).toEqual({ 'cdk-tool-handler:function': 'approvals-engine', 'cdk-tool-handler:owner': 'orders.tools-1' });
     expect(tags('api')).toEqual({ 'cdk-tool-handler:function': 'approvals-api', 'cdk-tool-handler:owner': 'orders.tools-1' });
     expect(tags('expirer')).toEqual({ 'cdk-tool-handler:function': 'approvals-expirer', 'cdk-tool-handler:owner': 'orders.tools-1' });
-    expect(fns.handler.Properties.Tags).toBeUndefined();
+    expect(tags('handler')).toEqual({ 'cdk-tool-handler:function': 'tool-handler', 'cdk-tool-handler:owner': 'orders.tools-1' });
   });
 
   test("is the key space of every table grant: call#<owner>#* for the handler, approval#<owner>#* for the others", () => {

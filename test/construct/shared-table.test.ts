@@ -172,16 +172,25 @@ describe('owners', () => {
     }
   });
 
-  test("a handler's role is denied any engine but its own owner's", () => {
+  test("every role of each owner is denied every other owner's functions, and carries its owner's tag", () => {
     for (const tools of [created.one, created.two]) {
-      const roleId = idOf(tools.lambdaFunction.role!);
-      const statements = resourcesOf(tc, 'AWS::IAM::Policy')
-        .filter(({ resource }) => resource.Properties.Roles.some((r: any) => r.Ref === roleId))
-        .flatMap(({ resource }) => resource.Properties.PolicyDocument.Statement);
-      expect(statements.find((s: any) => s.Sid === 'ToolHandlerNoOtherOwnersEngine').Condition).toEqual({
-        StringEquals: { 'aws:ResourceTag/cdk-tool-handler:function': 'approvals-engine' },
-        StringNotEquals: { 'aws:ResourceTag/cdk-tool-handler:owner': tools.owner },
-      });
+      const approvals = tools.node.findChild('Approvals');
+      const roles = [tools.lambdaFunction.role!, approvals.node.findChild('EngineRole'), approvals.node.findChild('ApiRole'),
+        approvals.node.findChild('ExpirerRole'), tools.node.findChild('Expiry').node.findChild('Role')];
+      for (const role of roles) {
+        const roleId = idOf(role);
+        const statements = resourcesOf(tc, 'AWS::IAM::Policy')
+          .filter(({ resource }) => resource.Properties.Roles.some((r: any) => r.Ref === roleId))
+          .flatMap(({ resource }) => resource.Properties.PolicyDocument.Statement);
+        expect({ role: role.node.path, condition: statements.find((s: any) => s.Sid === 'CdkToolHandlerNoOtherOwnersFunctions')?.Condition }).toEqual({
+          role: role.node.path,
+          condition: {
+            Null: { 'aws:ResourceTag/cdk-tool-handler:function': 'false' },
+            StringNotEquals: { 'aws:ResourceTag/cdk-tool-handler:owner': tools.owner },
+          },
+        });
+        expect(tagsOf(tc.toJSON().Resources[roleId])['cdk-tool-handler:owner']).toBe(tools.owner);
+      }
     }
   });
 });
@@ -207,7 +216,7 @@ describe('one resume path per table', () => {
       const rule = tc.toJSON().Resources[idOf(tools.node.findChild('ResumeRule'))];
       expect(rule.Properties.EventBusName).toEqual({ Ref: busId });
       expect(rule.Properties.EventPattern).toEqual({
-        'source': ['cdk-tool-handler.approvals'],
+        'source': ['cdk-tool-handler-resume'],
         'detail-type': ['Tool Approval Decided'],
         'detail': { owner: [tools.owner] },
       });
@@ -336,22 +345,15 @@ describe('approvalsResumeBus: a resume path made elsewhere', () => {
 });
 
 describe('the reply bus guard', () => {
-  test('one bus policy statement however many handlers publish there', () => {
-    const policies = resourcesOf(tc, 'AWS::Events::EventBusPolicy');
-    expect(policies).toHaveLength(1);
-    expect(policies[0].resource.Properties).toMatchObject({
-      EventBusName: { Ref: idOf(created.bus) },
-      StatementId: 'cdk-CdkToolHandlerOnlyItsFunctionsPublish',
-      Statement: {
-        Effect: 'Deny',
-        Principal: { AWS: '*' },
-        Action: 'events:PutEvents',
-        Condition: {
-          'ForAnyValue:StringEquals': { 'events:source': ['cdk-tool-handler'] },
-          StringNotEquals: { 'aws:PrincipalTag/cdk-tool-handler:publisher': 'true' },
-        },
-      },
-    });
+  test('two bus policy statements however many handlers publish there', () => {
+    const policies = resourcesOf(tc, 'AWS::Events::EventBusPolicy').filter(({ resource }) => resource.Properties.EventBusName.Ref === idOf(created.bus));
+    expect(policies.map(({ resource }) => resource.Properties.StatementId)).toEqual([
+      'cdk-CdkToolHandlerOnlyItsFunctionsPublish',
+      'cdk-CdkToolHandlerEachOwnerItsOwnSource',
+    ]);
+    for (const { resource } of policies) {
+      expect(resource.Properties.Statement).toMatchObject({ Effect: 'Deny', Principal: { AWS: '*' }, Action: 'events:PutEvents' });
+    }
   });
 
   test("both handlers' roles and both expirers' roles carry the publisher tag; no other role does", () => {

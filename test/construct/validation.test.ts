@@ -3,7 +3,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ENV, REPLY_EVENT_SOURCE } from '../../lambda/names';
+import { ENV, replyEventSource, REPLY_SOURCE_ROOT } from '../../lambda/names';
 import { ToolHandler, ToolHandlerProps } from '../../lib';
 import { ENV as ACCOUNT, props, unbundledApp, withApprovalIndexes } from './helpers';
 
@@ -357,13 +357,29 @@ describe('event sources', () => {
   });
 
   describe('on the reply bus', () => {
-    const loopMessage = (label: string, sources: string[]) =>
-      `\`${label}.eventPattern.source\` must not include "cdk-tool-handler" on the reply bus (\`replyBus\`): that is the ` +
-      "source of the function's own replies, which would come back in as tool calls, forever; " +
-      `got: ${JSON.stringify(sources)}.`;
+    const loopMessage = (label: string, sources: unknown[]) =>
+      `\`${label}.eventPattern.source\` must not name a source beginning with "cdk-tool-handler" on the reply bus ` +
+      "(`replyBus`): those are the sources of the functions' own replies, which would come back in as tool calls, " +
+      `forever; got: ${JSON.stringify(sources)}.`;
+    const REPLY_EVENT_SOURCE = replyEventSource('someone');
 
-    test('the reply source is the runtime\'s', () => {
-      expect(REPLY_EVENT_SOURCE).toBe('cdk-tool-handler');
+    test("the reply sources are the runtime's: cdk-tool-handler.<owner>", () => {
+      expect(REPLY_SOURCE_ROOT).toBe('cdk-tool-handler');
+      expect(REPLY_EVENT_SOURCE).toBe('cdk-tool-handler.someone');
+    });
+
+    test.each([
+      ['the bare root, which earlier versions published', ['cdk-tool-handler']],
+      ['a prefix that takes in every owner', [{ prefix: 'cdk-tool-handler.' }]],
+      ['a prefix shorter than the root', ['agent', { prefix: 'cdk' }]],
+    ])('a pattern naming %s on the reply bus is refused', (_, sources) => {
+      expectError(
+        () => build({}, (stack) => {
+          const replyBus = new events.EventBus(stack, 'Replies');
+          return { replyBus, eventSources: [{ eventBus: replyBus, eventPattern: { source: sources as string[] } }] };
+        }),
+        loopMessage('eventSources[0]', sources),
+      );
     });
 
     test('a pattern naming the reply source on the same bus is refused', () => {

@@ -78,8 +78,9 @@ const PENDING_INDEX =
 const OWNER_INDEX =
   'a global secondary index "approvalsByOwner" (partition key String "owner", sort key Number "createdAt", all attributes projected)';
 const RESUME_QUEUE_POLICY =
-  '`queue` is imported: its policy must let events.amazonaws.com send messages from the resume rule (ResumeRule), and its key ' +
-  '(if any) let EventBridge use it, or decided approvals are not resumed. [ack: cdk-tool-handler:resumeQueuePolicy]';
+  '`queue` is imported: its policy must let events.amazonaws.com send messages from the resume rule (ResumeRule) only ' +
+  '(aws:SourceArn), and its key (if any) let EventBridge use it for that rule only, or decided approvals are not resumed ' +
+  '(and any rule in the account could send to it). [ack: cdk-tool-handler:resumeQueuePolicy]';
 
 test('an imported queue: its visibility timeout cannot be checked, and its policy must let the resume rule send', () => {
   expect(warnings('ImportedQueue')).toEqual([
@@ -133,8 +134,10 @@ test('a margin of 0 s', () => {
 });
 
 const KEY_POLICY =
-  'The key policy of the imported `encryptionKey` must allow the service principal events.amazonaws.com kms:Decrypt and ' +
-  'kms:GenerateDataKey, or EventBridge cannot put resumes on the tool queue nor undeliverable events into the event dead-letter queue. [ack: cdk-tool-handler:encryptionKeyPolicy]';
+  'The key policy of the imported key that encrypts the queues EventBridge sends to cannot be changed here: it must allow the ' +
+  "service principal events.amazonaws.com kms:Decrypt and kms:GenerateDataKey for this construct's rules (aws:SourceArn) and " +
+  'queues (kms:EncryptionContext:aws:sqs:arn) only, or EventBridge cannot put resumes on the tool queue nor undeliverable events ' +
+  'into the event dead-letter queue. [ack: cdk-tool-handler:encryptionKeyPolicy]';
 
 test('an imported key with rules: its key policy must let EventBridge use it', () => {
   expect(warnings('ImportedKey')).toEqual([KEY_POLICY]);
@@ -148,11 +151,13 @@ test('an imported key without rules and without autoResume: EventBridge writes n
   expect(warnings('ImportedKeyNoRules')).toEqual([]);
 });
 
-test('an imported reply bus: its policy cannot keep others from publishing with the source cdk-tool-handler', () => {
+test('an imported reply bus: its policy cannot keep others from publishing with a reply source', () => {
   expect(warnings('ImportedReplyBus')).toEqual([
-    '`replyBus` is imported, so its policy cannot be extended here: any principal with events:PutEvents on it can publish events ' +
-      'with the source cdk-tool-handler (such as a fake "Tool Approval Requested"). Add to its policy a Deny of events:PutEvents ' +
-      'with that source for principals without the tag cdk-tool-handler:publisher=true. [ack: cdk-tool-handler:replyBusPolicy]',
+    "`replyBus` is imported, so its policy cannot be extended here: any principal with events:PutEvents on it, other than the " +
+      "roles of this construct (which are denied other owners' sources), can publish events with a reply source " +
+      'cdk-tool-handler.<owner> (such as a fake "Tool Approval Requested"). Add to its policy the two Denies of the README\'s ' +
+      'security section: reply sources only for principals tagged cdk-tool-handler:publisher=true, and each only its own ' +
+      "owner's (cdk-tool-handler:owner). [ack: cdk-tool-handler:replyBusPolicy]",
   ]);
 });
 

@@ -11,7 +11,7 @@ import { signedFetch } from '../../approvals-client/signed-fetch';
 import { LocalRun } from '../../local/runtime';
 import { functionUrlEvent } from '../support/function-url-event';
 import { sendRaw, sendSigned, type Keys, type RawReply } from './raw-aws-request';
-import { synthesizeSample, removeMade } from './sample-assembly';
+import { removeMade, requestRefundApproval, synthesizeSample } from './sample-assembly';
 
 const MALLORY = 'arn:aws:iam::000000000000:user/mallory';
 const MADE_UP: Keys = { accessKeyId: 'AKIAMADEUP0000000000', secretAccessKey: 'made-up-secret' };
@@ -36,15 +36,7 @@ const keysOf = (label: 'handler' | 'engine' | 'api' | 'expirer') => run.credenti
 
 /** A refund that waits for approval: its id and fingerprint (read as the approver). */
 async function pendingRefund(): Promise<{ id: string; fingerprint: string }> {
-  const callId = `closed-${++calls}`;
-  await run.send([{ tool: 'refund', args: { orderId: callId }, run_id: 'closed', call_id: callId }]);
-  const end = Date.now() + 10_000;
-  let event;
-  while (!(event = run.events.find((e) => e.detailType === 'Tool Approval Requested' && (e.detail as any)?.call_id === callId))) {
-    if (Date.now() > end) throw new Error(`no approval for ${callId}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  const id = (event.detail as { approval_id: string }).approval_id;
+  const id = await requestRefundApproval(run, 'closed', `closed-${++calls}`);
   const record = await approvals.get(id);
   return { id, fingerprint: record.fingerprint! };
 }

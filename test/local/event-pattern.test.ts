@@ -60,6 +60,10 @@ describe('what it implements', () => {
     ['anything-but never matches an absent field', { detail: { absent: [{ 'anything-but': 'x' }] } }, false],
     ['anything-but on an array: an element outside the list', { resources: [{ 'anything-but': ['arn:a'] }] }, true],
     ['anything-but on an array: every element in the list', { resources: [{ 'anything-but': ['arn:a', 'arn:b'] }] }, false],
+    ['anything-but a prefix: a value outside it', { source: [{ 'anything-but': { prefix: 'orders' } }] }, true],
+    ['anything-but a prefix: a value that begins with it', { source: [{ 'anything-but': { prefix: 'cdk-tool' } }] }, false],
+    ['anything-but a prefix never matches an absent field', { detail: { absent: [{ 'anything-but': { prefix: 'x' } }] } }, false],
+    ['anything-but a prefix: strings only', { detail: { count: [{ 'anything-but': { prefix: 'x' } }] } }, false],
     ['a literal or an operator', { source: ['other', { prefix: 'cdk-' }] }, true],
     ['an array of objects: one element matches the nested pattern', { detail: { items: { id: ['b'], kind: ['y'] } } }, true],
     ['an array of objects: fields of different elements never combine', { detail: { items: { id: ['a'], kind: ['y'] } } }, false],
@@ -79,7 +83,7 @@ describe('what it refuses, naming it (never a quiet "no match")', () => {
     ['$or', { $or: [{ source: ['a'] }, { source: ['b'] }] }, /operator "\$or" \(at \$or\)/],
     ['a nested $or', { detail: { $or: [{ a: ['1'] }, { b: ['2'] }] } }, /operator "\$or" \(at detail\.\$or\)/],
     ['prefix with equals-ignore-case', { source: [{ prefix: { 'equals-ignore-case': 'CDK' } }] }, /operator "prefix with equals-ignore-case"/],
-    ['anything-but with prefix', { source: [{ 'anything-but': { prefix: 'cdk' } }] }, /operator "anything-but with prefix"/],
+    ['anything-but with suffix', { source: [{ 'anything-but': { suffix: 'cdk' } }] }, /operator "anything-but with suffix"/],
     ['an unknown operator', { source: [{ contains: 'tool' }] }, /operator "contains" \(at source\)/],
   ])('%s', (_, pattern, message) => {
     expect(() => matchesPattern(pattern, EVENT)).toThrow(EventPatternError);
@@ -101,6 +105,7 @@ describe('what it refuses, naming it (never a quiet "no match")', () => {
     ['exists that is not a boolean', { source: [{ exists: 'yes' }] }, /"exists" \(at source\) takes true or false/],
     ['prefix that is not a string', { source: [{ prefix: 5 }] }, /"prefix" \(at source\) takes a string/],
     ['anything-but of strings and numbers', { source: [{ 'anything-but': ['a', 1] }] }, /"anything-but" \(at source\) takes/],
+    ['anything-but of a prefix that is not a string', { source: [{ 'anything-but': { prefix: 5 } }] }, /"anything-but" \(at source\) takes \{ "prefix": a string \}/],
     ['a list inside a list', { source: [['a']] }, /not a value nor an operator/],
   ])('malformed: %s', (_, pattern, message) => {
     expect(() => compileEventPattern(pattern)).toThrow(message);

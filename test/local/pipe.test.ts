@@ -160,7 +160,7 @@ test('a stack with the pipe (FIFO queue), an expirer and notifications: the pipe
       Type: 'AWS::Events::Rule',
       Properties: {
         EventBusName: { Ref: 'ToolsReplyBus' },
-        EventPattern: { source: ['cdk-tool-handler'], 'detail-type': ['Tool Approval Requested', 'Tool Approval Expired'] },
+        EventPattern: { source: [{ prefix: 'cdk-tool-handler.' }], 'detail-type': ['Tool Approval Requested', 'Tool Approval Expired'] },
         Targets: [
           {
             Id: 'Target0',

@@ -16,7 +16,7 @@ export interface RawReply {
 export interface RawRequest {
   /** `http://127.0.0.1:<port>`: where the request goes, whatever its `Host` says. */
   readonly origin: string;
-  readonly method?: 'GET' | 'POST';
+  readonly method?: 'GET' | 'POST' | 'OPTIONS';
   readonly path: string;
   readonly headers?: Record<string, string>;
   readonly body?: string;
@@ -43,9 +43,17 @@ export function sendRaw(input: RawRequest): Promise<RawReply> {
   });
 }
 
+/** A request to sign with SigV4 by `keys` for `service` (`lambda`, `events`, `dynamodb`), for `host` (default: the origin's). */
+export interface SignedRequest extends RawRequest {
+  readonly keys: Keys;
+  readonly service: string;
+  readonly region: string;
+  readonly host?: string;
+}
+
 /** The same request signed with SigV4 by `keys`, for `host` (default: the origin's). */
 export async function sendSigned(
-  input: RawRequest & { readonly keys: Keys; readonly service: 'lambda' | 'events'; readonly region: string; readonly host?: string },
+  input: SignedRequest,
 ): Promise<RawReply> {
   const origin = new URL(input.origin);
   const host = input.host ?? origin.host;

@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { App, Duration, Stack } from 'aws-cdk-lib';
+import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import { SampleStack } from '../../bin/sample-stack';
 import { ToolHandler } from '../../lib';
 import { runCli, type CliRun } from '../cli/harness';
@@ -35,6 +36,15 @@ export function synthesizeApp(build: (app: App) => void): string {
 
 export function synthesizeSample(): string {
   return synthesizeApp((app) => new SampleStack(app, 'ToolHandlerSample'));
+}
+
+/** The sample app with an AgentCore Gateway target (what `local --mcp` serves): tools `sample___add`, `sample___refund`, `sample___resume_approval`. */
+export function synthesizeSampleWithGateway(): string {
+  return synthesizeApp((app) => {
+    const stack = new SampleStack(app, 'ToolHandlerSample');
+    const gateway = new agentcore.Gateway(stack, 'Gateway', { gatewayName: 'sample', authorizerConfiguration: agentcore.GatewayAuthorizer.usingAwsIam() });
+    stack.tools.addToGateway(gateway, { gatewayTargetName: 'sample' });
+  });
 }
 
 /** Stack `Slow`: a ToolHandler of test/fixtures/slow-tools.ts's `slow` tool, with the given function timeout. */
@@ -88,4 +98,23 @@ export function cliFixture(): { bundle: string; stateFile: string; env: NodeJS.P
     env: { ...process.env, CDK_TOOL_HANDLER_LOCAL_STATE: stateFile },
     build: () => promisify(execFile)(process.execPath, [path.join(REPO, 'cli', 'build.mjs'), bundle], { cwd: REPO }),
   };
+}
+
+/**
+ * Sends a refund of `callId` through a running local run and waits for its `Tool Approval
+ * Requested` event: the id of the approval it now waits on.
+ */
+export async function requestRefundApproval(
+  run: { send(envelopes: unknown[]): Promise<unknown>; readonly events: ReadonlyArray<{ detailType: string; detail: unknown }> },
+  runId: string,
+  callId: string,
+): Promise<string> {
+  await run.send([{ tool: 'refund', args: { orderId: callId }, run_id: runId, call_id: callId }]);
+  const end = Date.now() + 10_000;
+  let event;
+  while (!(event = run.events.find((e) => e.detailType === 'Tool Approval Requested' && (e.detail as { call_id?: string })?.call_id === callId))) {
+    if (Date.now() > end) throw new Error(`no approval for ${callId}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return (event.detail as { approval_id: string }).approval_id;
 }

@@ -82,22 +82,22 @@ describe('a Bedrock Agents call (function details)', () => {
     expect(response.response).toMatchObject({ function: 'echo', functionResponse: { responseState: 'REPROMPT' } });
     const reply = bodyOf(response);
     expect(reply).toMatchObject({ status: 'error', tool: 'echo', error: { type: 'ToolUsageError', retryable: false } });
-    expect(reply.error.message).toBe('Parameter `arg` is not a valid number, got: "not-a-number".');
+    expect(reply.error.message).toBe('Parameter `arg` is not a valid number.');
     expect(published).toEqual([reply]);
   });
 
   test.each([
     ['integer', '4.5', 'integer'],
     ['boolean', 'yes', 'boolean'],
-    ['array', '[a, b]', 'array (JSON)'],
-    ['array', '{"a":1}', 'array (JSON)'],
+    ['array', '[a, b]', 'array (a JSON array)'],
+    ['array', '{"a":1}', 'array (a JSON array)'],
     ['number', '', 'number'],
-  ])('a %s parameter holding %j is refused: not a valid %s', async (type, value, what) => {
+  ])('a %s parameter holding %j is refused: not a valid %s (its value is not quoted)', async (type, value, what) => {
     const { handler } = setUp();
     const event = { ...events['correctly parses integer parameters'], parameters: [{ name: 'arg', type, value }] };
     const response = (await handler(event, lambdaContext(10_000))) as any;
     expect(response.response.functionResponse.responseState).toBe('REPROMPT');
-    expect(bodyOf(response).error.message).toBe(`Parameter \`arg\` is not a valid ${what}, got: ${JSON.stringify(value)}.`);
+    expect(bodyOf(response).error.message).toBe(`Parameter \`arg\` is not a valid ${what}.`);
   });
 
   test('args the tool\'s schema refuses are a REPROMPT too, naming the path', async () => {

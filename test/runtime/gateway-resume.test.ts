@@ -107,23 +107,38 @@ test.each([
   expect(runs).toEqual([]);
 });
 
-test('attack: resume_approval of an approval that no Gateway call requested reveals nothing of it', async () => {
+test('attack: resume_approval of an approval that no Gateway call requested is refused before any claim or run, revealing nothing', async () => {
   const { handler, approvals, runs } = setUp();
   // Another caller's call, sent with ids it chose (so its approval id can be computed by anyone who knows them).
   const direct = (await handler({ tool: 'refund', args: { orderId: 'o-private' }, run_id: 'r-private', call_id: 'c-1' }, lambdaContext(10_000))) as any;
   expect(direct.status).toBe('pending_approval');
   const probe = () => handler({ approval_id: direct.approval_id }, gateway('billing___resume_approval')) as Promise<any>;
   const missing = (await handler({ approval_id: 'apr_nope' }, gateway('billing___resume_approval'))) as any;
+  // As the Gateway sees it, the approval does not exist, whatever its state.
+  const asMissing = { ...missing, approval_id: direct.approval_id, error: { ...missing.error, message: `Approval ${direct.approval_id} does not exist or has expired.` } };
 
-  const undecided = await probe();
-  expect(undecided).toEqual({ ...missing, approval_id: direct.approval_id, error: { ...missing.error, message: `Approval ${direct.approval_id} does not exist or has expired.` } });
+  expect(await probe()).toEqual(asMissing); // undecided
 
   await approvals.decide(direct.approval_id, { approved: true, by: 'alice' });
   const approved = await probe();
-  expect(approved).toMatchObject({ status: 'error', tool: 'resume_approval', run_id: null, error: { type: 'ApprovalNotFound' } });
+  expect(approved).toEqual(asMissing);
   expect(JSON.stringify(approved)).not.toContain('o-private');
   expect(JSON.stringify(approved)).not.toContain('r-private');
-  // The approval is run as approved (once), as its own resume would; its result stays with its caller.
+  expect(runs).toEqual([]); // not run
+  expect((await approvals.get(direct.approval_id))?.claimedUntil).toBeUndefined(); // not claimed
+
+  // Its own resume runs it, once; the Gateway still sees nothing of it, not even that it finished.
+  expect(await handler({ approval_id: direct.approval_id }, lambdaContext(10_000))).toMatchObject({ status: 'ok', result: { refunded: 'o-private' } });
   expect(runs).toEqual(['o-private']);
-  expect(await handler({ approval_id: direct.approval_id }, lambdaContext(10_000))).toMatchObject({ status: 'already_done', result: { refunded: 'o-private' } });
+  expect(await probe()).toEqual(asMissing);
+});
+
+test('attack: resume_approval of a denied approval that no Gateway call requested does not tell the denial or its reason', async () => {
+  const { handler, approvals, runs } = setUp();
+  const direct = (await handler({ tool: 'refund', args: { orderId: 'o-4' }, run_id: 'r-4', call_id: 'c-4' }, lambdaContext(10_000))) as any;
+  await approvals.decide(direct.approval_id, { approved: false, by: 'bob', reason: 'private reason' });
+  const reply = (await handler({ approval_id: direct.approval_id }, gateway('billing___resume_approval'))) as any;
+  expect(reply).toMatchObject({ status: 'error', tool: 'resume_approval', run_id: null, error: { type: 'ApprovalNotFound' } });
+  expect(JSON.stringify(reply)).not.toContain('private reason');
+  expect(runs).toEqual([]);
 });

@@ -58,7 +58,7 @@ function publisher() {
 const echo = tool({ name: 'echo', run: (args) => args });
 const fail = tool({ name: 'fail', run: () => Promise.reject(new Error('nope')) });
 
-test('each reply is one event: source cdk-tool-handler, the status decides the detail-type', async () => {
+test("each reply is one event: the source names the executor's owner, the detail carries it, the status decides the detail-type", async () => {
   const handler = toolHandler(new ToolExecutor({ tools: [echo, fail], approvals: false }), { replies: publisher() });
   const result = await handler(
     sqsEvent(
@@ -69,14 +69,15 @@ test('each reply is one event: source cdk-tool-handler, the status decides the d
   );
   expect(result).toEqual({ batchItemFailures: [] });
   const byType = Object.fromEntries(received.map((entry) => [entry.DetailType, entry]));
-  expect(byType[REPLY_DETAIL_TYPES.ok]).toMatchObject({ Source: 'cdk-tool-handler', EventBusName: 'replies' });
-  expect(JSON.parse(byType['Tool Call Succeeded'].Detail)).toEqual({ status: 'ok', tool: 'echo', run_id: 'r', call_id: 'c1', result: { x: 1 } });
+  expect(byType[REPLY_DETAIL_TYPES.ok]).toMatchObject({ Source: 'cdk-tool-handler.handler', EventBusName: 'replies' });
+  expect(JSON.parse(byType['Tool Call Succeeded'].Detail)).toEqual({ status: 'ok', tool: 'echo', run_id: 'r', call_id: 'c1', result: { x: 1 }, owner: 'handler' });
   expect(JSON.parse(byType['Tool Call Failed'].Detail)).toEqual({
     status: 'error',
     tool: 'missing',
     run_id: 'r',
     call_id: 'c2',
     error: { type: 'ToolNotFound', message: expect.stringMatching(/missing/), retryable: false },
+    owner: 'handler',
   });
 });
 
@@ -103,7 +104,29 @@ test('an unreachable bus is a retryable AdapterError', async () => {
 test('a result too large for an event is left out and said so; the rest of the reply goes out', async () => {
   await publisher().publish({ status: 'ok', tool: 'echo', run_id: 'r', call_id: 'c', result: 'x'.repeat(300 * 1024) });
   const detail = JSON.parse(received[0].Detail);
-  expect(detail).toEqual({ status: 'ok', tool: 'echo', run_id: 'r', call_id: 'c', result_omitted: expect.stringMatching(/too large/) });
+  expect(detail).toEqual({ status: 'ok', tool: 'echo', run_id: 'r', call_id: 'c', owner: 'handler', result_omitted: expect.stringMatching(/too large/) });
+});
+
+test('an owner given to the publisher (or in TOOL_HANDLER_OWNER) names the source; one outside the owner pattern is refused at once', async () => {
+  const client = new EventBridgeClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+  await new EventBridgeReplyPublisher({ busName: 'replies', client, owner: 'orders' }).publish({ status: 'ok', tool: 'echo', run_id: 'r', call_id: 'c', result: 1 });
+  expect(received[0].Source).toBe('cdk-tool-handler.orders');
+  expect(JSON.parse(received[0].Detail).owner).toBe('orders');
+  expect(() => new EventBridgeReplyPublisher({ busName: 'replies', client, owner: 'a#b' })).toThrow(
+    'EventBridgeReplyPublisher `owner` must be 1 to 64 characters of A-Z a-z 0-9 _ . -, got: "a#b".',
+  );
+});
+
+test("the handler's publisher publishes as its executor's owner, not the environment's default", async () => {
+  const saved = { ...process.env };
+  Object.assign(process.env, { TOOL_HANDLER_REPLY_BUS: 'env-bus', AWS_ENDPOINT_URL_EVENTBRIDGE: endpoint, ...LOCAL_AWS_ENV });
+  try {
+    const handler = toolHandler(new ToolExecutor({ tools: [echo], approvals: false, owner: 'billing' }));
+    await handler({ tool: 'echo', args: {} }, lambdaContext(10_000));
+    expect(received.map((entry) => entry.Source)).toEqual(['cdk-tool-handler.billing']);
+  } finally {
+    process.env = saved;
+  }
 });
 
 test('TOOL_HANDLER_REPLY_BUS configures the bus, with the client the SDK builds from the environment', async () => {

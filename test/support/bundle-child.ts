@@ -108,6 +108,8 @@ export interface Invocation {
   readonly requestId: string;
   /** `context.clientContext.custom`, as AgentCore Gateway sets it. @default - none */
   readonly custom?: Record<string, string>;
+  /** The event as JSON text instead of `event`: one nested too deep for JSON.stringify here. @default - `event` */
+  readonly eventJson?: string;
 }
 
 export type Outcome = { returned: any } | { threw: { name: string; message: string; retryable: boolean } };
@@ -119,15 +121,38 @@ export async function invokeBundle(
   steps: Invocation[],
   nodePath: string = sdkOnlyNodePath(),
 ): Promise<Outcome[]> {
+  return (await invokeBundleWithOutput(bundle, env, steps, nodePath)).outcomes;
+}
+
+/** What one bundle process did: each step's outcome, and everything it wrote (its log lines). */
+export interface BundleRun {
+  readonly outcomes: Outcome[];
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * `invokeBundle`, keeping what the process wrote. The steps travel as a JSON file (as Lambda hands
+ * an event over: parsed, never compiled), so an event may nest deeper than a script could.
+ */
+export async function invokeBundleWithOutput(
+  bundle: string,
+  env: Record<string, string>,
+  steps: Invocation[],
+  nodePath: string = sdkOnlyNodePath(),
+): Promise<BundleRun> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'invoke-'));
   const results = path.join(dir, 'results.json');
   const script = path.join(dir, 'invoke.js');
+  const stepsFile = path.join(dir, 'steps.json');
+  const stepTexts = steps.map(({ eventJson, event, ...rest }) => `${JSON.stringify(rest).slice(0, -1)},"event":${eventJson ?? JSON.stringify(event)}}`);
+  fs.writeFileSync(stepsFile, `[${stepTexts.join(',')}]`);
   fs.writeFileSync(
     script,
     `
 const fs = require('node:fs');
 const { handler } = require(${JSON.stringify(bundle)});
-const steps = ${JSON.stringify(steps)};
+const steps = JSON.parse(fs.readFileSync(${JSON.stringify(stepsFile)}, 'utf8'));
 function context(awsRequestId, custom) {
   const end = Date.now() + 30000;
   return {
@@ -150,7 +175,7 @@ function context(awsRequestId, custom) {
 })();
 `,
   );
-  await run(process.execPath, [script], {
+  const { stdout, stderr } = await run(process.execPath, [script], {
     cwd: dir,
     env: {
       PATH: process.env.PATH,
@@ -160,6 +185,7 @@ function context(awsRequestId, custom) {
       AWS_ENDPOINT_URL_DYNAMODB: dynaliteEndpoint(),
     },
     timeout: 30_000,
+    maxBuffer: 64 * 1024 * 1024,
   });
-  return JSON.parse(fs.readFileSync(results, 'utf8'));
+  return { outcomes: JSON.parse(fs.readFileSync(results, 'utf8')), stdout, stderr };
 }

@@ -95,3 +95,18 @@ export function captureLogs(): { lines: () => Array<Record<string, unknown>>; te
     },
   };
 }
+
+/**
+ * The context AgentCore Gateway gives a Lambda target: the tool's name (`<target>___<tool>`) and,
+ * when given, the session id in `clientContext.custom`.
+ */
+export function gatewayContext(toolName: string, sessionId?: string, remainingMs = 10_000): Context {
+  return {
+    ...lambdaContext(remainingMs),
+    clientContext: {
+      client: {} as never,
+      env: {} as never,
+      custom: { bedrockAgentCoreToolName: toolName, ...(sessionId === undefined ? {} : { bedrockAgentCoreSessionId: sessionId }) },
+    },
+  };
+}

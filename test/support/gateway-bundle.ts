@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ENV } from '../../lambda/names';
 import { createTestTable } from './dynamo';
-import { hostApprovals, invokeBundle, type Invocation, type Outcome, sdkOnlyNodePath, synthesizeBundle } from './bundle-child';
+import { type BundleRun, hostApprovals, invokeBundleWithOutput, type Invocation, type Outcome, sdkOnlyNodePath, synthesizeBundle } from './bundle-child';
 import type { LambdaHost } from './lambda-host';
 
 const ENTRY = path.join(__dirname, '..', 'fixtures', 'gateway-tools.ts');
@@ -24,6 +24,13 @@ export interface GatewayBundle {
   /** Runs one invocation through the bundle in a fresh process; a throw fails the test. */
   one(step: Invocation): Promise<any>;
   invoke(steps: Invocation[]): Promise<Outcome[]>;
+  /** `invoke`, keeping what the bundle's process wrote (its log lines). */
+  run(steps: Invocation[]): Promise<BundleRun>;
+}
+
+export interface GatewayBundleOptions {
+  /** An EventBridge endpoint the handler publishes its replies to (bus `replies`). @default - no reply bus */
+  readonly replyBusEndpoint?: string;
 }
 
 /** A tools module and its allowlist. */
@@ -34,15 +41,19 @@ export interface ToolsFixture {
 
 const GATEWAY_FIXTURE: ToolsFixture = { entry: ENTRY, tools: ['charge', 'refund', 'lookup'] };
 
-export async function startGatewayBundle(fixture: ToolsFixture = GATEWAY_FIXTURE): Promise<GatewayBundle> {
+export async function startGatewayBundle(fixture: ToolsFixture = GATEWAY_FIXTURE, options: GatewayBundleOptions = {}): Promise<GatewayBundle> {
   const synthesized = synthesizeBundle({ entry: fixture.entry, tools: [...fixture.tools] });
   const nodePath = sdkOnlyNodePath();
   const table = await createTestTable();
   const runsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'runs-')), 'runs.txt');
   fs.writeFileSync(runsFile, '');
   const { host, handlerEnv } = await hostApprovals(synthesized, table.tableName, nodePath);
-  const env = { ...handlerEnv, RUNS_FILE: runsFile };
-  const invoke = (steps: Invocation[]) => invokeBundle(synthesized.bundle, env, steps, nodePath);
+  const replies: Record<string, string> = options.replyBusEndpoint
+    ? { [ENV.replyBus]: 'replies', AWS_ENDPOINT_URL_EVENTBRIDGE: options.replyBusEndpoint }
+    : {};
+  const env = { ...handlerEnv, ...replies, RUNS_FILE: runsFile };
+  const run = (steps: Invocation[]) => invokeBundleWithOutput(synthesized.bundle, env, steps, nodePath);
+  const invoke = async (steps: Invocation[]) => (await run(steps)).outcomes;
   return {
     tableName: table.tableName,
     owner: synthesized.variables[ENV.owner],
@@ -50,6 +61,7 @@ export async function startGatewayBundle(fixture: ToolsFixture = GATEWAY_FIXTURE
     runs: () => fs.readFileSync(runsFile, 'utf8').split('\n').filter(Boolean),
     clearRuns: () => fs.writeFileSync(runsFile, ''),
     invoke,
+    run,
     one: async (step) => returned((await invoke([step]))[0]),
   };
 }
