@@ -3,6 +3,7 @@
  * and the log line it ends with. The event adapters, the executor and the call protocols all speak
  * these, so that no step imports another step of the chain for them.
  */
+import type { Caller } from './caller';
 import type { Deadline } from './deadline';
 import type { Envelope } from './envelope';
 import type { ToolHandlerError } from './errors';
@@ -10,7 +11,7 @@ import { logCall } from './log';
 import { callMetrics, type MetricsSource } from './metrics/calls';
 import type { CallIdentity, Reply } from './reply';
 
-/** How one envelope was delivered: from where, and under which allowlist and deadline it runs. */
+/** How one envelope was delivered: from where, for whom, and under which allowlist and deadline it runs. */
 export interface Delivery {
   /** Tools allowed to run; `undefined` allows every tool the executor has. */
   readonly allowed: ReadonlySet<string> | undefined;
@@ -18,6 +19,8 @@ export interface Delivery {
   readonly source: string;
   /** The delivery's id; a call without ids derives them from it. */
   readonly messageId: string | undefined;
+  /** Whom the call acts for, as the host proved it (never the args). @default - none: the host proves nothing */
+  readonly caller?: Caller;
   readonly deadline: Deadline;
   /** When the delivery's source delivers it again should it fail. @default - never: leases end with the invocation */
   readonly redelivery?: Redelivery;

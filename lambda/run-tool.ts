@@ -1,21 +1,19 @@
-import type { Deadline } from './deadline';
 import type { Delivery } from './delivery';
 import type { CallEnvelope } from './envelope';
 import { ToolFailed, ToolTimeout } from './errors';
 import { jsonRoundTrip } from './json';
 import type { OkReply } from './reply';
-import type { Tool, ToolContext } from './tool';
+import type { Tool } from './tool';
+import { toolContext, type ToolCall } from './tool-context';
 import { writeLogLines } from './log';
 
-/** What the tool's context says besides its deadline: the call's ids and source. */
-export type RunToolCall = Omit<ToolContext, 'signal' | 'deadline'>;
-
 /**
- * Runs one tool within its deadline. The tool gets the deadline's signal, and the run ends as that
- * signal's `ToolTimeout` when it aborts, whether or not the tool heeds it. Returns the JSON
+ * Runs one tool within its delivery's deadline. The tool gets the deadline's signal, and the run ends
+ * as that signal's `ToolTimeout` when it aborts, whether or not the tool heeds it. Returns the JSON
  * round-tripped result; anything the tool throws, or a result JSON cannot hold, is a `ToolFailed`.
  */
-export async function runTool<Args>(tool: Tool<Args>, args: Args, call: RunToolCall, deadline: Deadline): Promise<unknown> {
+export async function runTool<Args>(tool: Tool<Args>, args: Args, call: ToolCall, delivery: Delivery): Promise<unknown> {
+  const { deadline } = delivery;
   const { signal } = deadline;
   if (deadline.at - Date.now() <= 0 || signal.aborted) {
     throw new ToolTimeout(`Tool ${tool.name} was not started: the deadline had passed.`);
@@ -29,7 +27,7 @@ export async function runTool<Args>(tool: Tool<Args>, args: Args, call: RunToolC
   });
   let value: unknown;
   try {
-    const context: ToolContext = { ...call, deadline: deadline.at, signal };
+    const context = toolContext(call, delivery);
     value = await Promise.race([Promise.resolve().then(() => tool.run(args, context)), aborted]);
   } catch (error) {
     // A tool that rejects as soon as it is aborted still timed out.
@@ -48,7 +46,7 @@ export async function runTool<Args>(tool: Tool<Args>, args: Args, call: RunToolC
 /** Runs a call's tool on its parsed args and answers `ok` (§3). */
 export async function runCall(tool: Tool<any>, args: unknown, envelope: CallEnvelope, delivery: Delivery): Promise<OkReply> {
   const { runId, callId } = envelope;
-  const result = await runTool(tool, args, { runId, callId, source: delivery.source }, delivery.deadline);
+  const result = await runTool(tool, args, { runId, callId, caller: delivery.caller }, delivery);
   return { status: 'ok', tool: tool.name, run_id: runId, call_id: callId, result };
 }
 

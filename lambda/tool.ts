@@ -3,14 +3,20 @@
 import { safeParseAsync, type $ZodType, type output as Output } from 'zod/v4/core';
 import { TOOL_NAME_PATTERN } from './names';
 import { configError, ToolUsageError } from './errors';
+import type { Caller } from './caller';
 import type { JsonObject } from './json';
 
-/** What a tool's `run` gets besides its args. */
+/** What a tool's `run` gets besides its args (made in tool-context.ts). */
 export interface ToolContext {
   readonly runId: string;
   readonly callId: string;
   /** Set when the tool runs on the resume of an approval. */
   readonly approvalId?: string;
+  /**
+   * Whom the call acts for, as AWS or a checked signature attests it; never taken from the args.
+   * On a resume, the caller of the call that asked. Undefined when the host proves nothing.
+   */
+  readonly caller?: Caller;
   /** Where the call came from: `sqs:<arn>`, `events:<source>`, `lambda` or `direct`. */
   readonly source: string;
   /** Aborts at the deadline; a long-running tool should stop when it does. */

@@ -103,7 +103,7 @@ async function runClaimed(
   try {
     if (record.decidedFingerprint !== callFingerprint(record.tool, record.args)) throw notDecidedOn(record);
     const args = await tool.parseArgs(record.args);
-    result = await runTool(tool, args, { runId, callId, approvalId, source: delivery.source }, delivery.deadline);
+    result = await runTool(tool, args, { runId, callId, approvalId }, delivery);
   } catch (error) {
     // A run that timed out may still be going: its claim lapses at the invocation's end.
     if (!(error instanceof ToolTimeout)) {

@@ -1,0 +1,29 @@
+/**
+ * The one place a tool's `ctx` is made, for a plain call and for the resume of an approval alike:
+ * the call it answers (its ids, and the caller it acts for) and how it was delivered (source,
+ * deadline). A new field of the context is added here.
+ */
+import type { Caller } from './caller';
+import type { Delivery } from './delivery';
+import type { ToolContext } from './tool';
+
+/** The call a run answers: its ids, and whom it acts for (a resume: the caller of the call that asked). */
+export interface ToolCall {
+  readonly runId: string;
+  readonly callId: string;
+  /** Set when the tool runs on the resume of an approval. */
+  readonly approvalId?: string;
+  readonly caller?: Caller;
+}
+
+export function toolContext(call: ToolCall, delivery: Pick<Delivery, 'source' | 'deadline'>): ToolContext {
+  return {
+    runId: call.runId,
+    callId: call.callId,
+    ...(call.approvalId === undefined ? {} : { approvalId: call.approvalId }),
+    ...(call.caller === undefined ? {} : { caller: call.caller }),
+    source: delivery.source,
+    signal: delivery.deadline.signal,
+    deadline: delivery.deadline.at,
+  };
+}
