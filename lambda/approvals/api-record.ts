@@ -1,4 +1,5 @@
 import { callFingerprint } from '../ids';
+import { approvalFields } from '../stores/approval-record';
 import type { ApprovalRecord } from '../stores/types';
 
 /** An approval as the approvals API shows it: snake_case, ISO 8601 times, no claim or result. */
@@ -18,23 +19,14 @@ export interface ApiApprovalRecord {
   readonly reason?: string;
 }
 
+/** The API's view of a record: the fields `APPROVAL_FIELDS` names for it, its status, and the API's own fingerprint. */
 export function toApiRecord(record: ApprovalRecord): ApiApprovalRecord {
-  return {
-    approval_id: record.approvalId,
-    tool: record.tool,
-    args: record.args,
-    run_id: record.runId,
-    call_id: record.callId,
-    status: record.status,
-    fingerprint: callFingerprint(record.tool, record.args),
-    created_at: iso(record.createdAt),
-    expires_at: iso(record.expiresAt),
-    ...(record.decidedBy === undefined ? {} : { decided_by: record.decidedBy }),
-    ...(record.decidedAt === undefined ? {} : { decided_at: iso(record.decidedAt) }),
-    ...(record.reason === undefined ? {} : { reason: record.reason }),
-  };
-}
-
-function iso(epochMs: number): string {
-  return new Date(epochMs).toISOString();
+  const view: Record<string, unknown> = { status: record.status, fingerprint: callFingerprint(record.tool, record.args) };
+  for (const [key, spec] of approvalFields()) {
+    const value = record[key];
+    if (spec.api === undefined || value === undefined) continue;
+    // Times are epoch ms in the record, ISO 8601 in the API.
+    view[spec.api] = spec.form === 'number' || spec.form === 'seconds' ? new Date(value as number).toISOString() : value;
+  }
+  return view as unknown as ApiApprovalRecord;
 }

@@ -11,9 +11,11 @@ import { logWarning } from '../log';
 import { APPROVAL_ATTRIBUTES as A, DECISION, DECISION_ATTRIBUTES as D, TABLE } from '../names';
 import { Expression } from './dynamo-expression';
 import { callApprovalExpired } from './store-errors';
+import { newApprovalRecord } from './approval-record';
 import {
   approvalKey,
   APPROVAL_DELETE_GRACE_MS,
+  createdAttributes,
   isExpired,
   type Item,
   itemBytes,
@@ -45,21 +47,13 @@ export async function createApproval(table: TableContext, input: CreateApprovalI
   }
   const now = table.now();
   const Key = approvalKey(table.owner, input.approvalId);
-  const argsJson = JSON.stringify(input.args);
   const fields: Record<string, string | number> = {
     [A.kind]: ITEM_KIND.approval,
-    [A.approvalId]: input.approvalId,
-    [A.tool]: input.tool,
-    [A.args]: argsJson,
-    [A.fingerprint]: input.fingerprint,
-    [A.runId]: input.runId,
-    [A.callId]: input.callId,
-    [A.owner]: table.owner,
+    ...createdAttributes(newApprovalRecord(input, table.owner, now, table.ttlMs)),
     [A.pendingOwner]: table.owner,
-    [A.createdAt]: now,
-    [TABLE.expiresAttribute]: ttlSeconds(now + table.ttlMs),
     [TABLE.ttlAttribute]: ttlSeconds(now + table.ttlMs + APPROVAL_DELETE_GRACE_MS),
   };
+  const argsJson = String(fields[A.args]);
   if (itemBytes({ ...Key, ...fields }) + LATER_ATTRIBUTES_RESERVE_BYTES > MAX_ITEM_BYTES) {
     throw argsTooLarge(utf8Bytes(argsJson));
   }

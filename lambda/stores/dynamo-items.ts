@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { APPROVAL_ATTRIBUTES as A, DECISION, DECISION_ATTRIBUTES as D, TABLE } from '../names';
+import { approvalFields, fromAttribute, toAttribute } from './approval-record';
 import type { ApprovalRecord, ApprovalStatus, CallKey } from './types';
 
 /** A table item as the document client returns it. */
@@ -73,42 +74,32 @@ export function isExpired(item: Item, now: number): boolean {
 }
 
 /**
- * The record of an approval item. Status comes from `decision`: absent means pending, or expired
- * once `expiresAt` has passed (at `now`).
+ * The record of an approval item, field by field as `APPROVAL_FIELDS` defines them. Status comes
+ * from `decision`: absent means pending, or expired once `expiresAt` has passed (at `now`).
  */
 export function toApprovalRecord(item: Item, now: number): ApprovalRecord {
-  const hasResult = typeof item[A.result] === 'string';
-  return {
-    approvalId: String(item[A.approvalId]),
-    tool: String(item[A.tool]),
-    args: JSON.parse(String(item[A.args])) as Record<string, unknown>,
-    runId: String(item[A.runId]),
-    callId: String(item[A.callId]),
-    fingerprint: String(item[A.fingerprint]),
-    owner: String(item[A.owner]),
-    status: statusOf(item[D.decision], item[A.expiredAt] !== undefined || isExpired(item, now)),
-    ...optional('decidedBy', item[D.decidedBy]),
-    ...optional('decidedAt', item[D.decidedAt]),
-    ...optional('reason', item[D.reason]),
-    ...optional('decidedFingerprint', item[D.decidedFingerprint]),
-    createdAt: Number(item[A.createdAt]),
-    expiresAt: Number(item[TABLE.expiresAttribute]) * 1000,
-    ...optional('claimedUntil', item[A.claimedUntil]),
-    ...optional('completedAt', item[A.completedAt]),
-    ...optional('expiredAt', item[A.expiredAt]),
-    ...(hasResult ? { result: JSON.parse(String(item[A.result])) as unknown } : {}),
-    hasResult,
-  };
+  const fields: Record<string, unknown> = {};
+  for (const [key, spec] of approvalFields()) {
+    const value = item[spec.attribute];
+    if (value !== undefined) fields[key] = fromAttribute(spec.form, value);
+  }
+  const status = statusOf(item[D.decision], item[A.expiredAt] !== undefined || isExpired(item, now));
+  return { ...fields, status, hasResult: item[A.result] !== undefined } as unknown as ApprovalRecord;
+}
+
+/** The attributes a new approval item starts with: its record's fields set at creation. */
+export function createdAttributes(record: ApprovalRecord): Record<string, string | number> {
+  const attributes: Record<string, string | number> = {};
+  for (const [key, spec] of approvalFields()) {
+    if (spec.atCreate && record[key] !== undefined) attributes[spec.attribute] = toAttribute(spec.form, record[key]);
+  }
+  return attributes;
 }
 
 /** Any value other than the two known decisions fails closed, as a denial. */
 function statusOf(decision: unknown, expired: boolean): ApprovalStatus {
   if (decision === undefined) return expired ? 'expired' : 'pending';
   return decision === DECISION.approved ? 'approved' : 'denied';
-}
-
-function optional<K extends string>(key: K, value: unknown): Partial<Record<K, never>> {
-  return value === undefined ? {} : ({ [key]: value } as Partial<Record<K, never>>);
 }
 
 /** DynamoDB's item size limit: names and values together, in UTF-8 bytes. */

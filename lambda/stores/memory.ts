@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { newApprovalRecord } from './approval-record';
 import { heldUntil, leaseAnswer } from './lease';
 import { callFingerprint } from '../ids';
 import { approvalMissing, callApprovalExpired, decisionRefused, unknownPosition } from './store-errors';
@@ -73,20 +74,7 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
       }
       return { created: false, record: existing.record };
     }
-    const createdAt = this.now();
-    const record: ApprovalRecord = {
-      approvalId: input.approvalId,
-      tool: input.tool,
-      args: structuredClone(input.args),
-      runId: input.runId,
-      callId: input.callId,
-      fingerprint: input.fingerprint,
-      owner: input.owner ?? this.owner,
-      status: 'pending',
-      createdAt,
-      expiresAt: createdAt + this.ttlMs,
-      hasResult: false,
-    };
+    const record = newApprovalRecord(input, input.owner ?? this.owner, this.now(), this.ttlMs);
     this.approvals.set(input.approvalId, { record });
     return { created: true, record };
   }
