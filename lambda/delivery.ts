@@ -1,14 +1,13 @@
 /**
  * One envelope on the run path: what goes down with it (`Delivery`), what comes back up (`Outcome`),
- * and the log line it ends with. The event adapters, the executor and the call protocols all speak
- * these, so that no step imports another step of the chain for them.
+ * and how the call ended (`CallEnded`, what every sink writes). The event adapters, the executor and
+ * the call protocols all speak these, so that no step imports another step of the chain for them.
  */
 import type { Caller } from './caller';
 import type { Deadline } from './deadline';
 import type { Envelope } from './envelope';
 import type { ToolHandlerError } from './errors';
-import { logCall } from './log';
-import { callMetrics, type MetricsSource } from './metrics/calls';
+import type { MetricsSource } from './metrics/calls';
 import type { CallIdentity, Reply } from './reply';
 
 /** How one envelope was delivered: from where, for whom, and under which allowlist and deadline it runs. */
@@ -73,46 +72,30 @@ export interface Failed {
 }
 
 /**
+ * How one delivered call ended, built once (call-ended.ts) and written by every sink: its log line
+ * (with its metrics and audit record) and the reply bus.
+ */
+export interface CallEnded {
+  readonly outcome: Outcome;
+  /** Where the call came from (`sqs:<arn>`, `events:<source>`, `lambda`, ...). */
+  readonly source: string;
+  /** The delivery's id, if it had one. */
+  readonly messageId: string | undefined;
+  /** Whom the call acted for, as its host proved it. */
+  readonly caller: Caller | undefined;
+  /** Tools the delivery allowed; `undefined` allows the executor's. */
+  readonly allowed: ReadonlySet<string> | undefined;
+  /** From the envelope's arrival to its outcome. */
+  readonly durationMs: number;
+}
+
+/** What a call's end is told of its delivery. */
+export type EndedDelivery = Pick<Delivery, 'source' | 'messageId'> & Partial<Pick<Delivery, 'allowed' | 'caller'>>;
+
+/**
  * What hands a parsed envelope to the protocol that answers it: the `ToolExecutor`. Its owner and
  * tool names, when it has them, are the dimensions of its calls' metrics.
  */
 export interface EnvelopeRouter extends MetricsSource {
   route(envelope: Envelope, delivery: Delivery): Promise<Outcome>;
-}
-
-/**
- * Writes the envelope's log line (§6): the call's ids, how it ended and how long it took, never args
- * or result; and its metrics (§14). `router` is the executor that ran it, `undefined` for a delivery
- * refused before one took it (counted under the environment's owner, without a tool).
- */
-export function logOutcome(
-  outcome: Outcome,
-  delivery: Pick<Delivery, 'source' | 'messageId'> & Partial<Pick<Delivery, 'allowed'>>,
-  started: number,
-  router?: MetricsSource,
-): void {
-  const { identity } = outcome;
-  const durationMs = Date.now() - started;
-  logCall(
-    {
-      tool: identity.tool ?? null,
-      run_id: identity.runId ?? null,
-      call_id: identity.callId ?? null,
-      approval_id: identity.approvalId ?? null,
-      message_id: delivery.messageId ?? null,
-      source: delivery.source,
-      ...(outcome.ok
-        ? { status: outcome.reply.status }
-        : { error: { type: outcome.error.name, message: outcome.error.message, retryable: outcome.error.retryable } }),
-      duration_ms: durationMs,
-    },
-    callMetrics(router, {
-      tool: identity.tool,
-      allowed: delivery.allowed,
-      failed: !outcome.ok,
-      durationMs,
-      requested: outcome.ok && outcome.reply.status === 'pending_approval',
-      duplicate: outcome.ok && outcome.kept === true,
-    }),
-  );
 }

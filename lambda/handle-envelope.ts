@@ -3,7 +3,8 @@
  * log line), and the public call around it (`handleEnvelope`: a deadline, then the reply or the throw).
  */
 import { startDeadline } from './deadline';
-import { logOutcome, type Delivery, type EnvelopeRouter, type Outcome } from './delivery';
+import { endCall } from './call-ended';
+import type { CallEnded, Delivery, EnvelopeRouter, Outcome } from './delivery';
 import { parseEnvelope } from './envelope';
 import { asToolHandlerError } from './errors';
 import type { Reply } from './reply';
@@ -38,7 +39,7 @@ export async function handleEnvelope(
   const timeoutMessage = `The call did not finish within its ${at - Date.now()} ms budget.`;
   const deadline = startDeadline(at, options.invocationEnd ?? at, timeoutMessage, options.signal);
   try {
-    const outcome = await runEnvelope(executor, payload, {
+    const { outcome } = await runEnvelope(executor, payload, {
       allowed: toSet(options.tools),
       source: options.source ?? 'direct',
       messageId: options.messageId,
@@ -51,8 +52,8 @@ export async function handleEnvelope(
   }
 }
 
-/** Parses the payload, routes the envelope and logs how it ended. Never rejects. */
-export async function runEnvelope(executor: EnvelopeRouter, payload: unknown, delivery: Delivery): Promise<Outcome> {
+/** Parses the payload, routes the envelope and ends the call (its log line). Never rejects. */
+export async function runEnvelope(executor: EnvelopeRouter, payload: unknown, delivery: Delivery): Promise<CallEnded> {
   const started = Date.now();
   let outcome: Outcome;
   try {
@@ -60,8 +61,7 @@ export async function runEnvelope(executor: EnvelopeRouter, payload: unknown, de
   } catch (error) {
     outcome = { ok: false, error: asToolHandlerError(error), identity: {} };
   }
-  logOutcome(outcome, delivery, started, executor);
-  return outcome;
+  return endCall(outcome, delivery, started, executor);
 }
 
 function toSet(tools: HandleEnvelopeOptions['tools']): ReadonlySet<string> | undefined {

@@ -24,9 +24,10 @@ export interface Answered {
 
 export async function answerAsReply(call: ReplyCall, invocation: Invocation, source: string, terms?: DeliveryTerms): Promise<Answered> {
   if (call.refused) return { reply: await refusedAsReply(call.refused, call, invocation, source) };
-  const outcome = await deliver(invocation, call.envelope, source, undefined, terms);
+  const ended = await deliver(invocation, call.envelope, source, undefined, terms);
   // A reply that did not reach the bus is logged there; the caller has it all the same.
-  await settle(outcome, invocation.replies);
+  await settle(ended, invocation.replies);
+  const { outcome } = ended;
   // An envelope refused as a whole (a tool name it does not accept) names no call: the host's call does.
   if (!outcome.ok) return { reply: errorReply(outcome.error, outcome.identity.runId === undefined ? call : outcome.identity) };
   return { reply: outcome.reply, kept: outcome.kept };

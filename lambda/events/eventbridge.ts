@@ -29,8 +29,8 @@ export const eventBridgeHost: Host<ToolCallEvent, Reply> = {
     return event as unknown as ToolCallEvent;
   },
   async answer(event, invocation) {
-    const outcome = await deliver(invocation, event.detail, `events:${event.source}`, event.id, { redelivery: asyncRetry(invocation) });
-    return replyOrThrow(outcome, invocation.replies);
+    const ended = await deliver(invocation, event.detail, `events:${event.source}`, event.id, { redelivery: asyncRetry(invocation) });
+    return replyOrThrow(ended, invocation.replies);
   },
   outOfTime: (_event, error) => Promise.reject(error),
 };

@@ -3,10 +3,11 @@
  * adapter that recognises its events and answers them as its caller expects. `toolHandler` walks the
  * ordered list of them (hosts.ts), checks the invocation's budget once for all, and gives the event
  * to the first that recognises it. An adapter runs each delivery with `deliver` and refuses one it
- * cannot read with `refuse`, so that every call, run or refused, ends in the same log line.
+ * cannot read with `refuse`, so that every call, run or refused, ends the same way (`CallEnded`).
  */
 import type { Context } from 'aws-lambda';
-import { logOutcome, type Delivery, type Failed, type Outcome } from '../delivery';
+import { endCall } from '../call-ended';
+import type { CallEnded, Delivery } from '../delivery';
 import type { ToolHandlerError, ToolTimeout } from '../errors';
 import { runEnvelope } from '../handle-envelope';
 import type { CallIdentity } from '../reply';
@@ -40,14 +41,12 @@ export function deliver(
   source: string,
   messageId: string | undefined,
   terms: DeliveryTerms = {},
-): Promise<Outcome> {
+): Promise<CallEnded> {
   const { executor, allowed, deadline } = invocation;
   return runEnvelope(executor, payload, { allowed, source, messageId, deadline, ...terms });
 }
 
-/** A delivery refused before its payload runs: logged like any call, and failed with `error`. */
-export function refuse(error: ToolHandlerError, identity: CallIdentity, source: string, messageId?: string): Failed {
-  const outcome: Failed = { ok: false, error, identity };
-  logOutcome(outcome, { source, messageId }, Date.now());
-  return outcome;
+/** A delivery refused before its payload runs: it ends like any call, failed with `error`. */
+export function refuse(error: ToolHandlerError, identity: CallIdentity, source: string, messageId?: string): CallEnded {
+  return endCall({ ok: false, error, identity }, { source, messageId }, Date.now());
 }

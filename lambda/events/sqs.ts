@@ -1,5 +1,5 @@
 import type { SQSBatchResponse } from 'aws-lambda';
-import type { Outcome } from '../delivery';
+import type { CallEnded } from '../delivery';
 import { logWarning } from '../log';
 import { deliver, refuse, type Host } from './host';
 import { sqsRedelivery, type Invocation } from './invocation';
@@ -37,9 +37,9 @@ async function handleSqsBatch(records: readonly ReceivedSqsRecord[], invocation:
   /** The call ended well and its reply is being published. */
   const publishing = new Set<ReceivedSqsRecord>();
   const run = async (record: ReceivedSqsRecord) => {
-    const outcome = await handleRecord(record, invocation);
-    if (outcome.ok) publishing.add(record);
-    const delivered = await settle(outcome, invocation.replies);
+    const ended = await handleRecord(record, invocation);
+    if (ended.outcome.ok) publishing.add(record);
+    const delivered = await settle(ended, invocation.replies);
     publishing.delete(record);
     if (delivered) succeeded.add(record);
   };
@@ -70,7 +70,7 @@ function failures(records: readonly ReceivedSqsRecord[], succeeded: ReadonlySet<
   };
 }
 
-function handleRecord(record: ReceivedSqsRecord, invocation: Invocation): Promise<Outcome> {
+function handleRecord(record: ReceivedSqsRecord, invocation: Invocation): Promise<CallEnded> {
   const messageId = record.messageId as string;
   const problem = recordProblem(record);
   if (problem) return Promise.resolve(refuse(problem, {}, 'sqs', messageId));

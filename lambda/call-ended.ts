@@ -1,0 +1,26 @@
+/**
+ * How one delivered call ended, built once (`endCall`) and written by every sink: its log line, which
+ * carries its metrics (EMF) and will carry its audit record, as it ends (sinks/call-line.ts); and the
+ * reply bus, by the host that answers it (events/settle.ts, sinks/reply-event.ts). A new sink reads
+ * this same event, and is added here or beside the bus.
+ */
+import type { CallEnded, EndedDelivery, Outcome } from './delivery';
+import type { MetricsSource } from './metrics/calls';
+import { writeCallLine } from './sinks/call-line';
+
+/**
+ * Ends a call: builds its event and writes its log line. `router` is the executor that ran it
+ * (its owner and tools name the metrics), `undefined` for a delivery refused before one took it.
+ */
+export function endCall(outcome: Outcome, delivery: EndedDelivery, started: number, router?: MetricsSource): CallEnded {
+  const ended: CallEnded = {
+    outcome,
+    source: delivery.source,
+    messageId: delivery.messageId,
+    caller: delivery.caller,
+    allowed: delivery.allowed,
+    durationMs: Date.now() - started,
+  };
+  writeCallLine(ended, router);
+  return ended;
+}
