@@ -12,6 +12,7 @@ const COLUMNS: readonly Column[] = [
   { title: 'ID', max: 48, value: (r) => r.approval_id },
   { title: 'TOOL', max: 32, value: (r) => r.tool },
   { title: 'STATUS', max: 10, value: (r) => r.status },
+  { title: 'ASKED BY', max: 32, value: (r) => requester(r) ?? '-' },
   { title: 'CREATED', max: 20, value: (r) => shortTime(r.created_at) },
   { title: 'EXPIRES', max: 20, value: (r) => shortTime(r.expires_at) },
 ];
@@ -41,6 +42,7 @@ export function formatDetails(r: ApprovalRecord): string {
     ['Status', r.status],
     ['Run', r.run_id],
     ['Call', r.call_id],
+    ['Asked by', requester(r) ?? 'no caller (the call proved none)'],
     ['Created', r.created_at],
     ['Expires', r.expires_at],
     ['Decided by', r.decided_by],
@@ -53,6 +55,17 @@ export function formatDetails(r: ApprovalRecord): string {
     .split('\n')
     .map((l) => `  ${l}`);
   return [...lines, 'Args:', ...args].join('\n') + '\n';
+}
+
+/**
+ * Who asked, in a line: the caller's id, `(unverified)` when nothing checked it, and the claims the
+ * construct names for display (`email=ana@example.com`).
+ */
+export function requester(r: ApprovalRecord): string | undefined {
+  const by = r.requested_by;
+  if (!by) return undefined;
+  const claims = Object.entries(by.claims ?? {}).map(([name, value]) => `${name}=${Array.isArray(value) ? value.join(',') : String(value)}`);
+  return [by.id, ...(by.verified ? [] : ['(unverified)']), ...(claims.length ? [`(${claims.join(', ')})`] : [])].join(' ');
 }
 
 /** `2026-12-02T15:44:59.123Z` → `2026-12-02 15:44:59Z`; anything else as given. */

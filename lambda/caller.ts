@@ -21,3 +21,12 @@ export interface Caller {
   /** The claims the construct names, for a `user` (`CallerIdentity.jwt({ claims })`). */
   readonly claims?: Readonly<Record<string, CallerClaim>>;
 }
+
+/**
+ * Who asked, as approvers see it (the approvals API, the CLI, the reply bus's `Tool Approval
+ * Requested`): id, kind, whether it is verified, and the claims the construct names for display;
+ * not the issuer or the host.
+ */
+export function requesterView(caller: Caller): { id: string; kind: Caller['kind']; verified: boolean; claims?: Caller['claims'] } {
+  return { id: caller.id, kind: caller.kind, verified: caller.verified, ...(caller.claims === undefined ? {} : { claims: caller.claims }) };
+}

@@ -4,6 +4,7 @@
  * the call protocols all speak these, so that no step imports another step of the chain for them.
  */
 import type { Caller } from './caller';
+import type { ClaimInput } from './stores/types';
 import type { Deadline } from './deadline';
 import type { Envelope } from './envelope';
 import type { ToolHandlerError } from './errors';
@@ -24,11 +25,11 @@ export interface Delivery {
   /** When the delivery's source delivers it again should it fail. @default - never: leases end with the invocation */
   readonly redelivery?: Redelivery;
   /**
-   * A resume in this delivery may claim only an approval whose call's `run_id` starts with this (a
-   * host that may resume only the approvals its own calls requested); any other answers as missing,
-   * and is never claimed. @default - any approval of the handler's owner
+   * Which approvals a resume in this delivery may claim, for a host that may resume only what its own
+   * calls asked for (the Gateway: `run_id`s of its own, and the same caller); any other answers as
+   * missing, and is never claimed. @default - any approval of the handler's owner
    */
-  readonly resumeRunIdPrefix?: string;
+  readonly resumeLimits?: Pick<ClaimInput, 'runIdPrefix' | 'requestedBy'>;
 }
 
 /**
@@ -49,6 +50,9 @@ export interface Redelivery {
    */
   readonly message?: string;
 }
+
+/** A call as the executor hands it to a protocol: its ids, its fingerprint, and whom it acts for. */
+export type PlainCall = Required<Pick<CallIdentity, 'tool' | 'runId' | 'callId' | 'fingerprint'>> & Pick<CallIdentity, 'caller'>;
 
 /** How one envelope ended: what every step after the executor reads, up to the host's answer. */
 export type Outcome = Replied | Failed;

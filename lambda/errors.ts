@@ -110,6 +110,17 @@ export class StoreMisconfigured extends AdapterError {
   }
 }
 
+/**
+ * The tool acts only for a verified caller (`requiresCaller`), and the call proves none: its host
+ * named no caller, or one it could not verify. Refused before it runs or asks for approval.
+ */
+export class CallerRequired extends AdapterError {
+  override readonly name: string = 'CallerRequired';
+  constructor(message: string, options?: ToolHandlerErrorOptions) {
+    super(message, { ...options, retryable: false });
+  }
+}
+
 /** Wraps an unreachable or throttled store as a `StoreUnavailable`. */
 export function storeUnavailable(operation: string, cause: unknown): StoreUnavailable {
   const detail = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);

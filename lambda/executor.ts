@@ -1,11 +1,12 @@
 import { chooseStores, type ExecutorStoreOptions } from './default-stores';
-import type { Delivery, EnvelopeRouter, Outcome } from './delivery';
+import type { Delivery, EnvelopeRouter, Outcome, PlainCall } from './delivery';
 import { envelopePayload, type Envelope } from './envelope';
-import { AdapterError, asToolHandlerError, configError, toolNotAllowed } from './errors';
+import { AdapterError, asToolHandlerError, CallerRequired, configError, toolNotAllowed } from './errors';
+import { callFingerprint } from './ids';
 import { handleEnvelope, type HandleEnvelopeOptions } from './handle-envelope';
 import { requestApproval, resumeApproval } from './protocols/approval';
 import { runLeased } from './protocols/call-lease';
-import type { Reply } from './reply';
+import type { CallIdentity, Reply } from './reply';
 import { runCall } from './run-tool';
 import type { ApprovalRunner, CallStore } from './stores/types';
 import type { Tool } from './tool';
@@ -75,6 +76,7 @@ export class ToolExecutor implements EnvelopeRouter {
    * The run path's step (handle-envelope.ts): run envelopes with `handleEnvelope`.
    */
   async route(envelope: Envelope, delivery: Delivery): Promise<Outcome> {
+    let identity: CallIdentity = envelope.isResume ? envelope : { ...envelope, caller: delivery.caller };
     try {
       if (envelope.isResume) {
         const approvals = this.requireApprovals(`Resuming approval ${envelope.approvalId} needs an approval store`);
@@ -83,14 +85,24 @@ export class ToolExecutor implements EnvelopeRouter {
       }
       const tool = this.tools.get(envelope.tool);
       if (!tool || (delivery.allowed !== undefined && !delivery.allowed.has(tool.name))) throw toolNotAllowed(envelope.tool);
+      if (tool.requiresCaller && !delivery.caller?.verified) throw callerRequired(tool.name);
+      // Hashed once: the lease, the approval and the audit record all take it.
+      const call: PlainCall = {
+        tool: tool.name,
+        runId: envelope.runId,
+        callId: envelope.callId,
+        fingerprint: callFingerprint(tool.name, envelope.args),
+        caller: delivery.caller,
+      };
+      identity = call;
       const args = await tool.parseArgs(envelope.args);
-      if (tool.needsApproval(args)) return await requestApproval(this.requireApprovals(`Tool ${tool.name} requires approval`), tool, envelope);
+      if (tool.needsApproval(args)) return await requestApproval(this.requireApprovals(`Tool ${tool.name} requires approval`), tool, envelope, call);
       // A read-only tool may run again harmlessly: no state store round trip at all.
       const calls = tool.readOnly ? undefined : this.calls;
-      if (calls) return await runLeased(calls, tool, args, envelope, delivery);
-      return { ok: true, reply: await runCall(tool, args, envelope, delivery), identity: envelope };
+      if (calls) return await runLeased(calls, tool, args, envelope, delivery, call);
+      return { ok: true, reply: await runCall(tool, args, envelope, delivery), identity: call };
     } catch (error) {
-      return { ok: false, error: asToolHandlerError(error), identity: envelope };
+      return { ok: false, error: asToolHandlerError(error), identity };
     }
   }
 
@@ -106,4 +118,11 @@ export class ToolExecutor implements EnvelopeRouter {
       { retryable: false },
     );
   }
+}
+
+function callerRequired(tool: string): CallerRequired {
+  return new CallerRequired(
+    `Tool ${tool} acts only for a verified caller, and this call proves none: send it through a host that proves its caller ` +
+      '(an SQS message, or an AgentCore Gateway with caller identity).',
+  );
 }

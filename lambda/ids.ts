@@ -26,9 +26,10 @@ export function callFingerprint(tool: string, args: unknown): string {
 }
 
 /**
- * Ids for a call from a host that names a session but not the call (AgentCore Gateway, §11):
- * `run_id` from the host's scope and the session, `call_id` from the tool and its canonical args,
- * so an identical call repeated in one session names the same call. Without a session they are fresh.
+ * Ids for a call from a host that names a session but not the call (AgentCore Gateway, Bedrock
+ * Agents): `run_id` from the host's scope, the session and the caller's id (two callers never share
+ * a call, nor its kept reply or its approval), `call_id` from the tool and its canonical args, so an
+ * identical call repeated in one session names the same call. Without a session they are fresh.
  */
 export function sessionCallIds(
   prefix: string,
@@ -36,10 +37,12 @@ export function sessionCallIds(
   sessionId: string | undefined,
   tool: string,
   args: unknown,
+  callerId?: string,
 ): { runId: string; callId: string } {
   if (sessionId === undefined) return { runId: `${prefix}${randomUUID()}`, callId: `${prefix}${randomUUID()}` };
+  const run = callerId === undefined ? [scope, sessionId] : [scope, sessionId, callerId];
   return {
-    runId: `${prefix}${sha256(canonicalJson([scope, sessionId]))}`,
+    runId: `${prefix}${sha256(canonicalJson(run))}`,
     callId: `${prefix}${sha256(canonicalJson([tool, args]))}`,
   };
 }

@@ -11,18 +11,15 @@
  * lines of the calls that finished before it, a tool's own output follows the lines of the calls
  * that ended before it started, and no line waits for another invocation.
  */
+import type { AuditFields } from './audit';
 import { embed, type EmbeddedMetrics } from './metrics/emf';
 
-export interface CallLogFields {
+/** A call's line: its audit record's fields, and the error beside `outcome`. */
+export interface CallLogFields extends AuditFields {
   readonly tool: string | null;
-  readonly run_id: string | null;
   readonly call_id: string | null;
-  readonly approval_id: string | null;
-  readonly message_id: string | null;
-  readonly source: string;
   readonly status?: string;
   readonly error?: { readonly type: string; readonly message: string; readonly retryable: boolean };
-  readonly duration_ms: number;
 }
 
 /** A call's line (§6), its metrics (§14) embedded. */
@@ -33,6 +30,12 @@ export function logCall(fields: CallLogFields, metrics: EmbeddedMetrics): void {
 /** A line of figures only (an expirer run, a decision), its metrics embedded. */
 export function logMetrics(message: string, fields: Record<string, unknown>, metrics: EmbeddedMetrics): void {
   writeEmbedded('INFO', message, fields, metrics);
+}
+
+/** An audit record of its own (a decision, an expiry), its metrics embedded when given. */
+export function logAudit(message: string, fields: AuditFields, metrics?: EmbeddedMetrics): void {
+  if (metrics) writeEmbedded('INFO', message, fields, metrics);
+  else write({ level: 'INFO', message, ...fields });
 }
 
 function writeEmbedded(level: string, message: string, fields: object, metrics: EmbeddedMetrics): void {

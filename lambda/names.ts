@@ -22,6 +22,13 @@ export const ENV = {
   notifyWithArgs: 'TOOL_HANDLER_NOTIFY_WITH_ARGS',
   /** The CloudWatch namespace of the metrics every function writes (SPEC §14); unset means `CdkToolHandler`. */
   metricsNamespace: 'TOOL_HANDLER_METRICS_NAMESPACE',
+  /**
+   * The KMS key (ARN) whose signature proves a Gateway caller (`addToGateway` with `callerIdentity`):
+   * unset, a Gateway call has no caller.
+   */
+  callerKey: 'TOOL_HANDLER_CALLER_KEY',
+  /** The Bedrock Agents session attribute that names the end user (`addToBedrockAgent` with `callerAttribute`). */
+  bedrockCallerAttribute: 'TOOL_HANDLER_BEDROCK_CALLER_ATTRIBUTE',
 } as const;
 
 /** Attributes of an approval item that the approvals engine writes (create, claim, release, complete). */
@@ -46,6 +53,10 @@ export const APPROVAL_ATTRIBUTES = {
    * pending index. The decision and the expiry remove it.
    */
   pendingOwner: 'pendingOwner',
+  /** Who asked (the caller of the call, JSON), when the call named one. */
+  requestedBy: 'requestedBy',
+  /** The caller's id alone, beside `requestedBy`: what a claim limited to one caller tests. */
+  requestedById: 'requestedById',
 } as const;
 
 /**

@@ -4,6 +4,7 @@
  * of results and pending approvals that arrived by queue or rule.
  */
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { requesterView, type Caller } from './caller';
 import { ownerFrom } from './config';
 import { AdapterError, configError } from './errors';
 import type { JsonObject } from './json';
@@ -20,7 +21,12 @@ export interface ReplyPublisher {
 export interface ReplyExtras {
   /** A `pending_approval` reply's args, which `Tool Approval Requested` events may carry. */
   readonly approvalArgs?: unknown;
+  /** Whom the call acts for: `Tool Approval Requested` events say who asked. */
+  readonly caller?: Caller;
 }
+
+/** What `Tool Approval Requested` says of who asked, for a call without a caller. */
+export const NO_REQUESTER = '(no caller)';
 
 export const REPLY_DETAIL_TYPES = {
   ok: 'Tool Call Succeeded',
@@ -69,6 +75,11 @@ function eventBridgeSdk(): typeof import('@aws-sdk/client-eventbridge') {
   return require('@aws-sdk/client-eventbridge') as typeof import('@aws-sdk/client-eventbridge');
 }
 
+/** Who asked, on a `Tool Approval Requested` event: as the API shows it, and its id alone for a notification's text. */
+function requester(caller: Caller | undefined): { requested_by: ReturnType<typeof requesterView> | null; requested_by_id: string } {
+  return caller ? { requested_by: requesterView(caller), requested_by_id: caller.id } : { requested_by: null, requested_by_id: NO_REQUESTER };
+}
+
 /** Publishes each reply to an EventBridge bus with the source `cdk-tool-handler.<owner>`. */
 export class EventBridgeReplyPublisher implements ReplyPublisher {
   /** Whose events these are (`props.owner`). */
@@ -84,7 +95,12 @@ export class EventBridgeReplyPublisher implements ReplyPublisher {
 
   async publish(reply: Reply | ErrorReply, extras?: ReplyExtras): Promise<void> {
     const args = this.props.approvalArgs ? extras?.approvalArgs : undefined;
-    const detail = args === undefined ? { ...reply, owner: this.owner } : { ...reply, args, owner: this.owner };
+    const detail = {
+      ...reply,
+      ...(args === undefined ? {} : { args }),
+      ...(reply.status === 'pending_approval' ? requester(extras?.caller) : {}),
+      owner: this.owner,
+    };
     let text = JSON.stringify(detail);
     if (Buffer.byteLength(text, 'utf8') > MAX_DETAIL_BYTES && 'result' in detail) {
       const { result: _omitted, ...rest } = detail;

@@ -1,3 +1,4 @@
+import type { Caller } from './caller';
 import { ToolHandlerError } from './errors';
 
 /** Keys every reply carries. */
@@ -54,6 +55,10 @@ export interface CallIdentity {
   readonly runId?: string;
   readonly callId?: string;
   readonly approvalId?: string;
+  /** Its tool and args, hashed (`callFingerprint`): what its audit record holds instead of the args. */
+  readonly fingerprint?: string;
+  /** Whom it acts for: the delivery's caller, or on a resume the caller of the call that asked. */
+  readonly caller?: Caller;
 }
 
 export function errorReply(error: ToolHandlerError, identity: CallIdentity): ErrorReply {

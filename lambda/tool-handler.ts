@@ -97,6 +97,10 @@ function resolveSettings(executor: ToolExecutor, options: ToolHandlerOptions): H
     marginMs: marginS * 1000,
     concurrency,
     replies: options.replies === false ? undefined : (options.replies ?? envReplyPublisher(executor.owner)),
+    callers: {
+      proofKey: process.env[ENV.callerKey]?.trim() || undefined,
+      bedrockAttribute: process.env[ENV.bedrockCallerAttribute]?.trim() || undefined,
+    },
   };
 }
 

@@ -38,6 +38,11 @@ export interface ToolOptions<Schema extends $ZodType = $ZodType<JsonObject>> {
    * (no state store round trip at all). Cannot be combined with `requiresApproval`. @default false
    */
   readonly readOnly?: boolean;
+  /**
+   * The tool acts only for a verified caller (`ctx.caller` with `verified: true`): any other call is
+   * refused with `CallerRequired` before it runs or asks for approval. @default false
+   */
+  readonly requiresCaller?: boolean;
   /** Runs the tool; the return value (JSON) is the reply's `result`. */
   readonly run: (args: Output<Schema>, context: ToolContext) => unknown;
 }
@@ -54,6 +59,8 @@ export interface Tool<Args = unknown> {
   readonly approvalMode: ApprovalMode;
   /** Never duplicate-suppressed: no state store round trip. */
   readonly readOnly: boolean;
+  /** Runs only for a verified caller. */
+  readonly requiresCaller: boolean;
   /** Validates a call's args against `input`; throws `ToolUsageError` naming the failing path. */
   parseArgs(args: JsonObject): Args | Promise<Args>;
   needsApproval(args: Args): boolean;
@@ -90,9 +97,12 @@ export function tool<Schema extends $ZodType = $ZodType<JsonObject>>(
   if (typeof options.run !== 'function') {
     throw configError(`tool ${options.name} \`run\` must be a function, got: ${typeof options.run}.`);
   }
-  const { name, input, requiresApproval = false, readOnly = false } = options;
+  const { name, input, requiresApproval = false, readOnly = false, requiresCaller = false } = options;
   if (typeof readOnly !== 'boolean') {
     throw configError(`tool ${name} \`readOnly\` must be a boolean, got: ${typeof readOnly}.`);
+  }
+  if (typeof requiresCaller !== 'boolean') {
+    throw configError(`tool ${name} \`requiresCaller\` must be a boolean, got: ${typeof requiresCaller}.`);
   }
   if (readOnly && requiresApproval !== false) {
     throw configError(
@@ -106,6 +116,7 @@ export function tool<Schema extends $ZodType = $ZodType<JsonObject>>(
     input,
     approvalMode: typeof requiresApproval === 'function' ? 'depends' : requiresApproval ? 'always' : 'never',
     readOnly,
+    requiresCaller,
     parseArgs: input ? (args) => parseWith(input, name, args) : (args) => args as Output<Schema>,
     needsApproval: typeof requiresApproval === 'function' ? (args) => requiresApproval(args) === true : () => requiresApproval,
     run: options.run,

@@ -64,8 +64,9 @@ export class ApprovalNotifications extends Construct {
       produce: () => (approvalsApiOutputs(stack).length > 1 ? ` --output ${stack.resolve(options.apiUrlOutput.logicalId)}` : ''),
     });
     const ids = `approval ${field('approval_id')} (run ${field('run_id')}, call ${field('call_id')})`;
+    // Who asked: the caller's id, or "(no caller)" when the call proved none (the event always says).
     const requested =
-      `Tool ${field('tool')} needs approval: ${ids}, until ${field('expires_at')}.` +
+      `Tool ${field('tool')} needs approval: ${ids}, requested by ${field('requested_by_id')}, until ${field('expires_at')}.` +
       (options.withArgs ? ` Args: ${field('args')}.` : '') +
       ` Approve: npx cdk-tool-handler approvals approve ${field('approval_id')} --stack ${stackName}${output}`;
     const expired = `Tool ${field('tool')} was not approved in time: ${ids} expired at ${field('expires_at')}.`;

@@ -9,6 +9,8 @@ export interface ApiApprovalRecord {
   readonly args: Record<string, unknown>;
   readonly run_id: string;
   readonly call_id: string;
+  /** Who asked: the caller of the call (its id, kind, whether verified, the claims named for display); absent for a call without one. */
+  readonly requested_by?: RequestedBy;
   readonly status: ApprovalRecord['status'];
   /** The API's own hash of the stored tool and args: what a decision binds to. */
   readonly fingerprint: string;
@@ -19,6 +21,14 @@ export interface ApiApprovalRecord {
   readonly reason?: string;
 }
 
+/** Who asked for an approval, as the API shows it. */
+export interface RequestedBy {
+  readonly id: string;
+  readonly kind: 'iam' | 'user';
+  readonly verified: boolean;
+  readonly claims?: Readonly<Record<string, string | number | boolean | string[]>>;
+}
+
 /** The API's view of a record: the fields `APPROVAL_FIELDS` names for it, its status, and the API's own fingerprint. */
 export function toApiRecord(record: ApprovalRecord): ApiApprovalRecord {
   const view: Record<string, unknown> = { status: record.status, fingerprint: callFingerprint(record.tool, record.args) };
@@ -26,7 +36,8 @@ export function toApiRecord(record: ApprovalRecord): ApiApprovalRecord {
     const value = record[key];
     if (spec.api === undefined || value === undefined) continue;
     // Times are epoch ms in the record, ISO 8601 in the API.
-    view[spec.api] = spec.form === 'number' || spec.form === 'seconds' ? new Date(value as number).toISOString() : value;
+    const time = spec.form === 'number' || spec.form === 'seconds';
+    view[spec.api] = spec.view ? spec.view(value as never) : time ? new Date(value as number).toISOString() : value;
   }
   return view as unknown as ApiApprovalRecord;
 }

@@ -4,8 +4,10 @@
  */
 import type { APIGatewayProxyStructuredResultV2 as LambdaFunctionURLResult, LambdaFunctionURLEventWithIAMAuthorizer as LambdaFunctionURLEvent } from 'aws-lambda';
 import * as z from 'zod';
+import { decisionAudit } from '../audit';
+import { ownerFrom } from '../config';
 import { ApprovalNotFound, StoreMisconfigured, StoreUnavailable, ToolHandlerError, ToolUsageError } from '../errors';
-import { logMetrics, writeLogLines } from '../log';
+import { logAudit, writeLogLines } from '../log';
 import { decisionMetrics, type MetricsTarget } from '../metrics/approvals';
 import { approvalMissing, DecisionRefused } from '../stores/store-errors';
 import { MAX_PAGE_LIMIT } from '../stores/options';
@@ -87,10 +89,10 @@ export function approvalsApi(options: ApprovalsApiOptions): ApprovalsApi {
       fingerprint: body.fingerprint,
       ...(body.reason === undefined ? {} : { reason: body.reason }),
     });
-    if (options.metrics) {
-      logMetrics('approval decided', { approval_id: approvalId }, decisionMetrics(options.metrics, body.approved));
-      writeLogLines();
-    }
+    // The decision's audit record, which carries its metrics.
+    const metrics = options.metrics && decisionMetrics(options.metrics, body.approved);
+    logAudit('approval decided', decisionAudit(record, options.metrics?.owner ?? ownerFrom()), metrics);
+    writeLogLines();
     return toApiRecord(record);
   }
 

@@ -42,6 +42,7 @@ export class EngineApprovals implements ApprovalRunner {
       args: input.args,
       run_id: input.runId,
       call_id: input.callId,
+      ...(input.requestedBy === undefined ? {} : { requested_by: input.requestedBy }),
     });
     return { created: response.created === true, record: response.record! };
   }
@@ -55,6 +56,7 @@ export class EngineApprovals implements ApprovalRunner {
       until: input.until,
       ...(input.allowedTools === undefined ? {} : { tools: [...input.allowedTools] }),
       run_id_prefix: input.runIdPrefix,
+      requested_by: input.requestedBy,
     });
     return response.claimed ? { claimed: true, record: response.record!, token } : { claimed: false, record: response.record };
   }

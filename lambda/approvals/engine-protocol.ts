@@ -10,6 +10,16 @@ import type { WireError } from './wire-errors';
 
 const id = z.string().min(1).max(1024);
 
+/** Whom the asking call acts for, as the handler's host proved it (the engine stores it as given). */
+const caller = z.strictObject({
+  id,
+  kind: z.enum(['iam', 'user']),
+  source: z.string().min(1).max(64),
+  verified: z.boolean(),
+  issuer: z.string().min(1).max(2048).optional(),
+  claims: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])).optional(),
+});
+
 export const engineRequestSchema = z.discriminatedUnion('op', [
   z.strictObject({
     op: z.literal('create'),
@@ -17,6 +27,7 @@ export const engineRequestSchema = z.discriminatedUnion('op', [
     args: z.record(z.string(), z.unknown()),
     run_id: id,
     call_id: id,
+    requested_by: caller.optional(),
   }),
   z.strictObject({
     op: z.literal('claim'),
@@ -25,6 +36,8 @@ export const engineRequestSchema = z.discriminatedUnion('op', [
     until: z.number().finite(),
     tools: z.array(z.string().regex(TOOL_NAME_PATTERN)).optional(),
     run_id_prefix: z.string().min(1).max(64).optional(),
+    /** Only an approval this caller's call asked for (`null`: one without a caller) may be claimed. */
+    requested_by: id.nullable().optional(),
   }),
   z.strictObject({ op: z.literal('release'), approval_id: id, token: z.string().min(1).max(128) }),
   z.strictObject({ op: z.literal('complete'), approval_id: id, token: z.string().min(1).max(128), result: z.unknown() }),

@@ -43,6 +43,7 @@ export function approvalsEngine(options: ApprovalsEngineOptions): ApprovalsEngin
           runId: request.run_id,
           callId: request.call_id,
           fingerprint: callFingerprint(request.tool, request.args),
+          ...(request.requested_by === undefined ? {} : { requestedBy: request.requested_by }),
         });
         return { ok: true, created: outcome.created, record: outcome.record };
       }
@@ -55,6 +56,7 @@ export function approvalsEngine(options: ApprovalsEngineOptions): ApprovalsEngin
           allowedTools: allowed,
           token: request.token,
           runIdPrefix: request.run_id_prefix,
+          requestedBy: request.requested_by,
         });
         return { ok: true, claimed: outcome.claimed, ...(outcome.record ? { record: outcome.record } : {}) };
       }

@@ -3,7 +3,9 @@
  * and announces each on the reply bus as `Tool Approval Expired`; each run writes its figures
  * (pending, the oldest pending's age, expired) as metrics.
  */
-import { logMetrics, logWarning, writeLogLines } from '../log';
+import { expiryAudit } from '../audit';
+import { ownerFrom } from '../config';
+import { logAudit, logMetrics, logWarning, writeLogLines } from '../log';
 import { expiryMetrics, type MetricsTarget } from '../metrics/approvals';
 import { APPROVAL_EXPIRED_DETAIL_TYPE, type ApprovalExpiredDetail, type EventBridgeReplyPublisher } from '../reply-bus';
 import type { ApprovalRecord, ApprovalStore } from '../stores/types';
@@ -29,6 +31,7 @@ export function approvalsExpirer(options: ApprovalsExpirerOptions): () => Promis
     if (options.metrics) logMetrics('approvals expirer run', {}, expiryMetrics(options.metrics, run));
     const unannounced: string[] = [];
     for (const record of run.expired) {
+      logAudit('approval expired', expiryAudit(record, options.metrics?.owner ?? ownerFrom()));
       if (!options.bus) continue;
       try {
         await options.bus.publishEvent(APPROVAL_EXPIRED_DETAIL_TYPE, { ...expiredDetail(record) });

@@ -1,3 +1,4 @@
+import type { Caller } from '../caller';
 import { overLimits } from '../envelope';
 import { ToolUsageError } from '../errors';
 import { sessionCallIds } from '../ids';
@@ -65,9 +66,10 @@ export const bedrockAgentHost: Host<BedrockCall, BedrockAgentResponse> = {
       return respond(call, await refusedAsReply(error as ToolUsageError, { tool }, invocation, SOURCE));
     }
     const session = text(event.sessionId) || undefined;
-    const ids = sessionCallIds(ID_PREFIX, text(agent.id), session, tool, args);
+    const caller = endUserOf(event, invocation.callers.bedrockAttribute);
+    const ids = sessionCallIds(ID_PREFIX, text(agent.id), session, tool, args, caller?.id);
     const envelope = { tool, args, run_id: ids.runId, call_id: ids.callId };
-    return respond(call, (await answerAsReply({ tool, ...ids, envelope }, invocation, SOURCE)).reply);
+    return respond(call, (await answerAsReply({ tool, ...ids, envelope }, invocation, SOURCE, { caller })).reply);
   },
   outOfTime: async (call, error, invocation) => respond(call, await refusedAsReply(error, { tool: call.tool }, invocation, SOURCE)),
 };
@@ -127,6 +129,16 @@ function parseJson(value: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The end user the application named in the session attribute `attribute` (set by whoever calls
+ * `InvokeAgent`, so never verified: Bedrock passes it on as it was given).
+ */
+function endUserOf(event: JsonObject, attribute: string | undefined): Caller | undefined {
+  if (attribute === undefined || !isJsonObject(event.sessionAttributes)) return undefined;
+  const id = event.sessionAttributes[attribute];
+  return typeof id === 'string' && id.length > 0 ? { id, kind: 'user', source: SOURCE, verified: false } : undefined;
 }
 
 function text(value: unknown): string {

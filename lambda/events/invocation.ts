@@ -13,6 +13,16 @@ export interface HandlerSettings {
   readonly marginMs: number;
   readonly concurrency: number;
   readonly replies: ReplyPublisher | undefined;
+  /** Where the hosts that can name a caller find what proves it. */
+  readonly callers: CallerSettings;
+}
+
+/** Set by the construct (`addToGateway` with `callerIdentity`, `addToBedrockAgent` with `callerAttribute`), read once. */
+export interface CallerSettings {
+  /** The KMS key that signs Gateway callers' proofs (`TOOL_HANDLER_CALLER_KEY`); unset: no Gateway caller. */
+  readonly proofKey?: string;
+  /** The Bedrock Agents session attribute naming the end user (`TOOL_HANDLER_BEDROCK_CALLER_ATTRIBUTE`). */
+  readonly bedrockAttribute?: string;
 }
 
 /** One Lambda invocation's budget. */

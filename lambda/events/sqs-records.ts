@@ -3,6 +3,7 @@
  * records that EventBridge Pipes delivers) and checking each record's fields before use: an
  * event is plain data from the caller, so no field is trusted to have its documented type.
  */
+import type { Caller } from '../caller';
 import type { SQSRecord } from 'aws-lambda';
 import { ToolUsageError } from '../errors';
 import { isJsonObject } from '../json';
@@ -84,6 +85,17 @@ export function sourceQueueOf(record: ReceivedSqsRecord): string {
   const attributes = record.attributes;
   const first = isJsonObject(attributes) ? attributes.DeadLetterQueueSourceArn : undefined;
   return typeof first === 'string' && first.length > 0 ? first : (record.eventSourceARN as string);
+}
+
+/**
+ * Who sent the message, as SQS attests it: `attributes.SenderId`, which SQS sets from the signed
+ * request (an IAM user's id, or `<role id>:<session name>` for a role), never the sender. A message
+ * relayed by SNS or EventBridge carries that service's id, not the original sender's.
+ */
+export function senderOf(record: ReceivedSqsRecord): Caller | undefined {
+  const attributes = record.attributes;
+  const id = isJsonObject(attributes) ? attributes.SenderId : undefined;
+  return typeof id === 'string' && id.length > 0 ? { id, kind: 'iam', source: 'sqs', verified: true } : undefined;
 }
 
 /** A FIFO queue's batch: any record's ARN ends in `.fifo` (a batch comes from one queue). */

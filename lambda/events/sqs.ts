@@ -5,7 +5,7 @@ import { deliver, refuse, type Host } from './host';
 import { sqsRedelivery, type Invocation } from './invocation';
 import { forEachBounded } from './pool';
 import { settle } from './settle';
-import { isFifoBatch, messageGroupOf, recordProblem, sourceQueueOf, sqsRecordsOf, type ReceivedSqsRecord } from './sqs-records';
+import { isFifoBatch, messageGroupOf, recordProblem, senderOf, sourceQueueOf, sqsRecordsOf, type ReceivedSqsRecord } from './sqs-records';
 
 /**
  * An SQS batch (`{ Records }` from an event source mapping, or the array of records that EventBridge
@@ -75,7 +75,7 @@ function handleRecord(record: ReceivedSqsRecord, invocation: Invocation): Promis
   const problem = recordProblem(record);
   if (problem) return Promise.resolve(refuse(problem, {}, 'sqs', messageId));
   const source = `sqs:${sourceQueueOf(record)}`;
-  return deliver(invocation, record.body, source, messageId, { redelivery: sqsRedelivery(source, messageId) });
+  return deliver(invocation, record.body, source, messageId, { redelivery: sqsRedelivery(source, messageId), caller: senderOf(record) });
 }
 
 /** Waits for `work`, but not past `epochMs`. */

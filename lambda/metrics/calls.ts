@@ -48,6 +48,11 @@ function scopeOf(source: MetricsSource): Scope {
   return scope;
 }
 
+/** Whose a call is: its executor's owner, or the environment's for a delivery refused before one took it. */
+export function ownerOf(source: MetricsSource | undefined): string {
+  return scopeOf(source ?? REFUSED).owner;
+}
+
 /** The call's metrics; `source` is the executor that ran it, `undefined` for a delivery refused before. */
 export function callMetrics(source: MetricsSource | undefined, figures: CallFigures): EmbeddedMetrics {
   const scope = scopeOf(source ?? REFUSED);

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { callFields, writeAfterRun } from '../bounded-write';
-import type { Delivery, Outcome } from '../delivery';
+import type { Delivery, Outcome, PlainCall } from '../delivery';
 import type { CallEnvelope } from '../envelope';
 import {
   ApprovalDenied,
@@ -26,14 +26,30 @@ import { approvalGone } from '../stores/store-errors';
 import type { ApprovalRecord, ApprovalRunner, ClaimOutcome } from '../stores/types';
 import type { Tool } from '../tool';
 
-/** Creates the call's approval, or answers as the one it already has stands. */
-export async function requestApproval(approvals: ApprovalRunner, tool: Tool<any>, envelope: CallEnvelope): Promise<Outcome> {
+/**
+ * Creates the call's approval, or answers as the one it already has stands. `call` is the call as the
+ * executor knows it: its fingerprint, and whom it acts for (the approval records who asked).
+ */
+export async function requestApproval(
+  approvals: ApprovalRunner,
+  tool: Tool<any>,
+  envelope: CallEnvelope,
+  call: PlainCall,
+): Promise<Outcome> {
   const { runId, callId, args } = envelope;
   const approvalId = approvalIdFor(runId, callId);
-  const identity = { tool: tool.name, runId, callId, approvalId };
+  const identity = { ...call, approvalId };
   try {
-    const fingerprint = callFingerprint(tool.name, args);
-    const { created, record } = await approvals.create({ approvalId, tool: tool.name, args, runId, callId, fingerprint });
+    const { fingerprint, caller } = call;
+    const { created, record } = await approvals.create({
+      approvalId,
+      tool: tool.name,
+      args,
+      runId,
+      callId,
+      fingerprint,
+      ...(caller === undefined ? {} : { requestedBy: caller }),
+    });
     if (!created && record.fingerprint !== fingerprint) throw callIdsReused(runId, callId);
     if (record.status === 'denied') throw denied(record);
     if (record.completedAt !== undefined || isClaimed(record)) return { ok: true, reply: alreadyDone(record), identity };
@@ -73,20 +89,29 @@ export async function resumeApproval(
   delivery: Delivery,
 ): Promise<Outcome> {
   // A token of our own: a claim whose answer was lost, tried again, is recognised as ours. An
-  // approval outside the delivery's run-id prefix comes back missing, unclaimed.
+  // approval outside the delivery's limits comes back missing, unclaimed.
   const claim = await approvals.claim(approvalId, {
     until: delivery.deadline.invocationEnd,
     allowedTools: scope.allowed,
     token: randomUUID(),
-    runIdPrefix: delivery.resumeRunIdPrefix,
+    ...delivery.resumeLimits,
   });
   const { record } = claim;
   if (!record) throw approvalGone(approvalId);
+  // The resume runs, and is recorded, for the caller of the call that asked, whoever resumes it.
+  const identity = {
+    tool: record.tool,
+    runId: record.runId,
+    callId: record.callId,
+    approvalId: record.approvalId,
+    fingerprint: record.fingerprint,
+    caller: record.requestedBy,
+  };
   try {
     const reply = claim.claimed ? await runClaimed(approvals, claim, scope.tools.get(record.tool)!, delivery) : unclaimable(record, scope);
-    return { ok: true, reply, identity: record };
+    return { ok: true, reply, identity };
   } catch (error) {
-    return { ok: false, error: asToolHandlerError(error), identity: record };
+    return { ok: false, error: asToolHandlerError(error), identity };
   }
 }
 
@@ -103,7 +128,7 @@ async function runClaimed(
   try {
     if (record.decidedFingerprint !== callFingerprint(record.tool, record.args)) throw notDecidedOn(record);
     const args = await tool.parseArgs(record.args);
-    result = await runTool(tool, args, { runId, callId, approvalId }, delivery);
+    result = await runTool(tool, args, { runId, callId, approvalId, caller: record.requestedBy }, delivery);
   } catch (error) {
     // A run that timed out may still be going: its claim lapses at the invocation's end.
     if (!(error instanceof ToolTimeout)) {

@@ -6,10 +6,9 @@
  * ids with another tool or args are refused. The store keeps the lease; the protocol is here.
  */
 import { callFields, writeAfterRun } from '../bounded-write';
-import type { Delivery, Outcome } from '../delivery';
+import type { Delivery, Outcome, PlainCall } from '../delivery';
 import type { CallEnvelope } from '../envelope';
 import { CallInProgress, callIdsReused, ToolTimeout } from '../errors';
-import { callFingerprint } from '../ids';
 import type { OkReply, Reply } from '../reply';
 import { runCall } from '../run-tool';
 import type { CallStore } from '../stores/types';
@@ -22,24 +21,26 @@ export async function runLeased(
   args: unknown,
   envelope: CallEnvelope,
   delivery: Delivery,
+  call: PlainCall,
 ): Promise<Outcome> {
   const { runId, callId } = envelope;
   const key = { runId, callId };
+  const identity = call;
   const { invocationEnd } = delivery.deadline;
   const begun = await calls.begin(key, {
-    fingerprint: callFingerprint(tool.name, envelope.args),
+    fingerprint: call.fingerprint,
     leaseUntil: invocationEnd,
     heldUntil: delivery.redelivery?.at,
     heldBy: delivery.redelivery?.message,
   });
   switch (begun.state) {
     case 'done':
-      return { ok: true, reply: begun.reply as Reply, identity: envelope, kept: true };
+      return { ok: true, reply: begun.reply as Reply, identity, kept: true };
     case 'in_progress':
       throw new CallInProgress(`Call ${callId} of run ${runId} is running in another invocation; retry later.`);
     case 'held':
       // A duplicate copy: the delivery holding the call ran it, runs it, or its source delivers it again.
-      return { ok: true, reply: { status: 'already_done', tool: tool.name, run_id: runId, call_id: callId }, identity: envelope };
+      return { ok: true, reply: { status: 'already_done', tool: tool.name, run_id: runId, call_id: callId }, identity };
     case 'mismatch':
       throw callIdsReused(runId, callId);
   }
@@ -55,5 +56,5 @@ export async function runLeased(
   }
   // The tool ran: a slow or failed store write now must not make the delivery fail and run it again.
   await writeAfterRun('finish', () => calls.finish(key, begun.token, reply), invocationEnd, callFields(envelope));
-  return { ok: true, reply, identity: envelope };
+  return { ok: true, reply, identity };
 }

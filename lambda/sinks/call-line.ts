@@ -1,26 +1,41 @@
 /**
- * A call's log line (the docs' "Logs"): its ids, how it ended and how long it took, never args or
- * result values; its metrics embedded (EMF, metrics/calls.ts).
+ * A call's log line (docs: "Logs"), which is also its audit record (audit.ts): its ids, whom it
+ * acted for, how it ended and how long it took, the hash of its tool and args, never args or result
+ * values; its metrics embedded (EMF, metrics/calls.ts). Written by the runtime once the call has
+ * ended, whatever the tool did.
  */
+import { AUDIT_MARK, callerFields } from '../audit';
 import type { CallEnded } from '../delivery';
 import { logCall } from '../log';
-import { callMetrics, type MetricsSource } from '../metrics/calls';
+import { callMetrics, ownerOf, type MetricsSource } from '../metrics/calls';
 
 export function writeCallLine(ended: CallEnded, router: MetricsSource | undefined): void {
   const { outcome } = ended;
   const { identity } = outcome;
+  const ending = outcome.ok
+    ? { status: outcome.reply.status }
+    : { error: { type: outcome.error.name, message: outcome.error.message, retryable: outcome.error.retryable } };
   logCall(
     {
+      ...AUDIT_MARK,
+      time: new Date().toISOString(),
+      owner: ownerOf(router),
+      event: 'call',
       tool: identity.tool ?? null,
+      'gen_ai.tool.name': identity.tool ?? null,
       run_id: identity.runId ?? null,
       call_id: identity.callId ?? null,
+      'gen_ai.tool.call.id': identity.callId ?? null,
       approval_id: identity.approvalId ?? null,
+      // A resume acts for the caller of the call that asked; a refused delivery for its host's.
+      ...callerFields(identity.caller ?? ended.caller),
       message_id: ended.messageId ?? null,
       source: ended.source,
-      ...(outcome.ok
-        ? { status: outcome.reply.status }
-        : { error: { type: outcome.error.name, message: outcome.error.message, retryable: outcome.error.retryable } }),
+      ...ending,
+      outcome: outcome.ok ? outcome.reply.status : outcome.error.name,
       duration_ms: ended.durationMs,
+      args_sha256: identity.fingerprint ?? null,
+      trace_id: null,
     },
     callMetrics(router, {
       tool: identity.tool,

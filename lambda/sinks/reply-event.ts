@@ -7,5 +7,6 @@ import { errorReply, type ErrorReply, type Reply } from '../reply';
 import type { ReplyExtras } from '../reply-bus';
 
 export function replyEvent({ outcome }: CallEnded): { readonly reply: Reply | ErrorReply; readonly extras?: ReplyExtras } {
-  return outcome.ok ? { reply: outcome.reply, extras: outcome } : { reply: errorReply(outcome.error, outcome.identity) };
+  if (!outcome.ok) return { reply: errorReply(outcome.error, outcome.identity) };
+  return { reply: outcome.reply, extras: { approvalArgs: outcome.approvalArgs, caller: outcome.identity.caller } };
 }

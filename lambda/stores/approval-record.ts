@@ -5,6 +5,7 @@
  * (approvals/api-record.ts) all derive from `APPROVAL_FIELDS`: a new field is an entry here, in the
  * record's type and, when a call sets it, in `CreateApprovalInput`.
  */
+import { requesterView } from '../caller';
 import { APPROVAL_ATTRIBUTES as A, DECISION_ATTRIBUTES as D, TABLE } from '../names';
 import type { ApprovalRecord, CreateApprovalInput } from './types';
 
@@ -19,6 +20,8 @@ export interface FieldSpec {
   readonly form: Form;
   /** The API record's name for it (its times as ISO 8601). @default - not shown by the API */
   readonly api?: string;
+  /** What the API shows of it. @default - the value itself (a time: ISO 8601) */
+  readonly view?: (value: never) => unknown;
   /** Set when the approval is created (from the call); the others come with the decision, the claim or the run. */
   readonly atCreate?: true;
 }
@@ -35,6 +38,7 @@ export const APPROVAL_FIELDS: Readonly<Record<StoredField, FieldSpec>> = {
   // The API shows its own hash of the stored tool and args, not this one (api-record.ts).
   fingerprint: { attribute: A.fingerprint, form: 'text', atCreate: true },
   owner: { attribute: A.owner, form: 'text', atCreate: true },
+  requestedBy: { attribute: A.requestedBy, form: 'json', api: 'requested_by', atCreate: true, view: requesterView },
   createdAt: { attribute: A.createdAt, form: 'number', api: 'created_at', atCreate: true },
   expiresAt: { attribute: TABLE.expiresAttribute, form: 'seconds', api: 'expires_at', atCreate: true },
   decidedBy: { attribute: D.decidedBy, form: 'text', api: 'decided_by' },
@@ -62,6 +66,7 @@ export function newApprovalRecord(input: CreateApprovalInput, owner: string, cre
     callId: input.callId,
     fingerprint: input.fingerprint,
     owner,
+    ...(input.requestedBy === undefined ? {} : { requestedBy: input.requestedBy }),
     status: 'pending',
     createdAt,
     expiresAt: createdAt + ttlMs,

@@ -12,6 +12,7 @@ import { APPROVAL_ATTRIBUTES as A, DECISION, DECISION_ATTRIBUTES as D, TABLE } f
 import { Expression } from './dynamo-expression';
 import { callApprovalExpired } from './store-errors';
 import { newApprovalRecord } from './approval-record';
+import { claimMaySee } from './claim-scope';
 import {
   approvalKey,
   APPROVAL_DELETE_GRACE_MS,
@@ -106,8 +107,8 @@ async function readItem(table: TableContext, approvalId: string, operation = 'ge
  * approval past its first claim's `until`.
  */
 export async function claimApproval(table: TableContext, approvalId: string, input: ClaimInput): Promise<ClaimOutcome> {
-  const { allowedTools: allowed, runIdPrefix } = input;
-  if (allowed?.size === 0) return { claimed: false, record: withinPrefix(await getApproval(table, approvalId), runIdPrefix) };
+  const allowed = input.allowedTools;
+  if (allowed?.size === 0) return { claimed: false, record: visibleTo(input, await getApproval(table, approvalId)) };
   const now = table.now();
   const token = input.token ?? randomUUID();
   const e = new Expression();
@@ -120,7 +121,9 @@ export async function claimApproval(table: TableContext, approvalId: string, inp
     e.absent(A.completedAt),
     `(${e.absent(A.claimedUntil)} OR ${e.name(A.claimedUntil)} <= ${e.value(now)})`,
   ];
-  if (runIdPrefix !== undefined) condition.push(`begins_with(${e.name(A.runId)}, ${e.value(runIdPrefix)})`);
+  if (input.runIdPrefix !== undefined) condition.push(`begins_with(${e.name(A.runId)}, ${e.value(input.runIdPrefix)})`);
+  if (input.requestedBy === null) condition.push(e.absent(A.requestedById));
+  else if (input.requestedBy !== undefined) condition.push(e.equals(A.requestedById, input.requestedBy));
   const toolsInCondition = allowed !== undefined && allowed.size <= MAX_IN_OPERANDS;
   if (toolsInCondition) {
     condition.push(`${e.name(A.tool)} IN (${[...allowed].map((tool) => e.value(tool)).join(', ')})`);
@@ -142,7 +145,7 @@ export async function claimApproval(table: TableContext, approvalId: string, inp
   if (outcome.ok) item = outcome.value.Attributes as Item;
   else {
     const found = await readAfterRefusal(table, approvalId, token);
-    if (!found.ours) return { claimed: false, record: withinPrefix(found.record, runIdPrefix) };
+    if (!found.ours) return { claimed: false, record: visibleTo(input, found.record) };
     item = found.ours;
   }
 
@@ -158,9 +161,9 @@ export async function claimApproval(table: TableContext, approvalId: string, inp
   return { claimed: true, record, token };
 }
 
-/** The record, unless a claim limited to `runIdPrefix` may not see it: then it is as if missing. */
-function withinPrefix(record: ApprovalRecord | undefined, runIdPrefix: string | undefined): ApprovalRecord | undefined {
-  return runIdPrefix === undefined || record?.runId.startsWith(runIdPrefix) ? record : undefined;
+/** The record, unless a claim limited to some approvals may not see it (claim-scope.ts): then it is as if missing. */
+function visibleTo(input: ClaimInput, record: ApprovalRecord | undefined): ApprovalRecord | undefined {
+  return record && claimMaySee(input, record) ? record : undefined;
 }
 
 /** What one read after a refused or failed claim found. */

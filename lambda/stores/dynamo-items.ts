@@ -87,12 +87,16 @@ export function toApprovalRecord(item: Item, now: number): ApprovalRecord {
   return { ...fields, status, hasResult: item[A.result] !== undefined } as unknown as ApprovalRecord;
 }
 
-/** The attributes a new approval item starts with: its record's fields set at creation. */
+/**
+ * The attributes a new approval item starts with: its record's fields set at creation, and the
+ * caller's id alone beside `requestedBy`, which a claim limited to one caller tests.
+ */
 export function createdAttributes(record: ApprovalRecord): Record<string, string | number> {
   const attributes: Record<string, string | number> = {};
   for (const [key, spec] of approvalFields()) {
     if (spec.atCreate && record[key] !== undefined) attributes[spec.attribute] = toAttribute(spec.form, record[key]);
   }
+  if (record.requestedBy !== undefined) attributes[A.requestedById] = record.requestedBy.id;
   return attributes;
 }
 

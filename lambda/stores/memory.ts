@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { newApprovalRecord } from './approval-record';
+import { claimMaySee } from './claim-scope';
 import { heldUntil, leaseAnswer } from './lease';
 import { callFingerprint } from '../ids';
 import { approvalMissing, callApprovalExpired, decisionRefused, unknownPosition } from './store-errors';
@@ -110,9 +111,9 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
   }
 
   async claim(approvalId: string, input: ClaimInput): Promise<ClaimOutcome> {
-    // An approval outside the claim's run-id prefix is as if missing: never claimed, never shown.
+    // An approval the claim may not see (claim-scope.ts) is as if missing: never claimed, never shown.
     const live = this.live(approvalId);
-    const stored = input.runIdPrefix === undefined || live?.record.runId.startsWith(input.runIdPrefix) ? live : undefined;
+    const stored = live && claimMaySee(input, live.record) ? live : undefined;
     const record = stored?.record;
     const token = input.token ?? randomUUID();
     // Our own live claim (a retry whose first answer was lost) is ours as it stands: never extended.

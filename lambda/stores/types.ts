@@ -2,6 +2,7 @@
  * The two kinds of state the runtime keeps, behind interfaces so that the memory and DynamoDB
  * implementations are interchangeable (and held to the same contract tests).
  */
+import type { Caller } from '../caller';
 
 /** `expired`: not decided before `expiresAt`; final, like a decision. */
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
@@ -16,6 +17,8 @@ export interface ApprovalRecord {
   readonly callId: string;
   /** Who created it; `toolHandler` resumes only approvals of its own owner (`handler` by default). */
   readonly owner: string;
+  /** Whom the call that asked acted for, when its host proved one; its resume runs for the same caller. */
+  readonly requestedBy?: Caller;
   readonly status: ApprovalStatus;
   readonly decidedBy?: string;
   readonly decidedAt?: number;
@@ -48,6 +51,8 @@ export interface CreateApprovalInput {
   readonly fingerprint: string;
   /** @default - the store's `owner` */
   readonly owner?: string;
+  /** Whom the call acts for. @default - no caller */
+  readonly requestedBy?: Caller;
 }
 
 export interface CreateApprovalOutcome {
@@ -86,6 +91,11 @@ export interface ClaimInput {
    * as missing (`record` undefined), so the claimant learns nothing of it. @default - any run id
    */
   readonly runIdPrefix?: string;
+  /**
+   * Only an approval that this caller's call asked for may be claimed (`null`: one asked by a call
+   * without a caller); any other is answered as missing, like `runIdPrefix`. @default - any caller
+   */
+  readonly requestedBy?: string | null;
 }
 
 export type ClaimOutcome =

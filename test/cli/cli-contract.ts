@@ -64,14 +64,14 @@ export function describeCliContract(name: string, makeApi: () => Promise<ApiUnde
       expect(JSON.parse(json.stdout)).toEqual({ approvals: [] });
     });
 
-    test('list prints a table of id, tool, status, created and expires', async () => {
+    test('list prints a table of id, tool, status, who asked, created and expires', async () => {
       const id = await seedOne('a_tool_with_a_rather_long_name_that_goes_on_and_on');
       const run = await cli(['list']);
       expect(run.code).toBe(0);
       const lines = run.stdout.trimEnd().split('\n');
-      expect(lines[0]).toMatch(/^ID\s+TOOL\s+STATUS\s+CREATED\s+EXPIRES$/);
+      expect(lines[0]).toMatch(/^ID\s+TOOL\s+STATUS\s+ASKED BY\s+CREATED\s+EXPIRES$/);
       const row = lines.find((l) => l.startsWith(id));
-      expect(row).toMatch(/a_tool_with_a_rather_long_name_…\s+pending\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/);
+      expect(row).toMatch(/a_tool_with_a_rather_long_name_…\s+pending\s+-\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/);
       expect(row!.length).toBeLessThan(140);
       expect(lines[lines.length - 1]).toMatch(/^\d+ approvals?\.$/);
     });

@@ -1,6 +1,6 @@
 /** The small pure parts: the table, the details, the region of a URL, the pick of a stack output. */
 import { toEndpoint } from '../../approvals-client/endpoint';
-import { formatDetails, formatTable, shortTime } from '../../cli/format';
+import { formatDetails, formatTable, requester, shortTime } from '../../cli/format';
 import type { ApprovalRecord } from '../../approvals-client/record';
 import { pickOutput } from '../../cli/stack-url';
 
@@ -19,15 +19,25 @@ const record = (over: Partial<ApprovalRecord> = {}): ApprovalRecord => ({
 
 describe('formatTable', () => {
   test('aligns columns and counts', () => {
-    expect(formatTable([record(), record({ approval_id: 'apr_22', status: 'approved', tool: 't' })])).toBe(
+    const asked = { requested_by: { id: 'ana', kind: 'user' as const, verified: true, claims: { email: 'ana@example.com' } } };
+    expect(formatTable([record(), record({ approval_id: 'apr_22', status: 'approved', tool: 't', ...asked })])).toBe(
       [
-        'ID      TOOL        STATUS    CREATED               EXPIRES',
-        'apr_1   send_email  pending   2026-12-02 15:00:00Z  2026-12-09 15:00:00Z',
-        'apr_22  t           approved  2026-12-02 15:00:00Z  2026-12-09 15:00:00Z',
+        'ID      TOOL        STATUS    ASKED BY                     CREATED               EXPIRES',
+        'apr_1   send_email  pending   -                            2026-12-02 15:00:00Z  2026-12-09 15:00:00Z',
+        'apr_22  t           approved  ana (email=ana@example.com)  2026-12-02 15:00:00Z  2026-12-09 15:00:00Z',
         '2 approvals.',
         '',
       ].join('\n'),
     );
+  });
+
+  test('who asked: the id, unverified when nothing checked it, and the display claims', () => {
+    expect(requester(record())).toBeUndefined();
+    expect(requester(record({ requested_by: { id: 'AIDAEXAMPLE', kind: 'iam', verified: true } }))).toBe('AIDAEXAMPLE');
+    expect(requester(record({ requested_by: { id: 'u-7', kind: 'user', verified: false, claims: { groups: ['a', 'b'], level: 3 } } }))).toBe(
+      'u-7 (unverified) (groups=a,b, level=3)',
+    );
+    expect(formatDetails(record())).toContain('Asked by:    no caller (the call proved none)\n');
   });
 
   test('truncates long cells with … and keeps a cell on one line', () => {

@@ -317,7 +317,8 @@ describe('notifications and the reply source', () => {
     const [requested, expired] = rules.map((r) => r.Properties.Targets[0].InputTransformer);
     // One approvals API in the stack: the approve line needs no --output.
     expect(requested.InputTemplate).toBe(
-      '"Tool <detail-tool> needs approval: approval <detail-approval_id> (run <detail-run_id>, call <detail-call_id>), until <detail-expires_at>. ' +
+      '"Tool <detail-tool> needs approval: approval <detail-approval_id> (run <detail-run_id>, call <detail-call_id>), ' +
+        'requested by <detail-requested_by_id>, until <detail-expires_at>. ' +
         'Args: <detail-args>. Approve: npx cdk-tool-handler approvals approve <detail-approval_id> --stack Notified"',
     );
     expect(expired.InputTemplate).toMatch(/was not approved in time/);
