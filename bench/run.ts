@@ -16,6 +16,7 @@ import { bundleChildren, bundleHandler, type BundleInfo, bytesByOrigin, bytesUnd
 import { measureColdStart } from './cold-start';
 import { measureApprovalInvokes } from './approvals';
 import { measureApprovalScale } from './approvals-scale';
+import { measureCallerVerify } from './caller';
 import { measureConsumerBundle } from './consumer';
 import { measureDynamo } from './dynamo';
 import { OUT, RESULTS_FILE } from './lib/paths';
@@ -71,6 +72,8 @@ const RESULT_KEYS = [
   'list_pending_items_read',
   'expire_items_read',
   'list_first_page_items_read',
+  'caller_verify_cpu_ms',
+  'caller_verify_network_calls_warm',
 ] as const;
 type Results = Record<(typeof RESULT_KEYS)[number], number>;
 
@@ -145,6 +148,8 @@ async function main(): Promise<void> {
   progress(`approvals at scale: two owners, ${counts.approvalHistory} decided approvals each`);
   const scale = await measureApprovalScale(counts.approvalHistory);
   const dynamo = await measureDynamo(children.dynamo, { ours: run.ours.file, powertools: run.powertools.file }, counts.dynamoIterations);
+  progress('a Gateway caller\'s proof: warm checks and KMS calls');
+  const callerVerify = await measureCallerVerify(counts.dynamoIterations * 10);
 
   // 4. Batch parallelism.
   progress('batch parallelism: 10 tools of 100 ms');
@@ -216,6 +221,8 @@ async function main(): Promise<void> {
     list_pending_items_read: scale.listPendingItemsRead,
     expire_items_read: scale.expireItemsRead,
     list_first_page_items_read: scale.listFirstPageItemsRead,
+    caller_verify_cpu_ms: round(callerVerify.cpuMsP50, 4),
+    caller_verify_network_calls_warm: callerVerify.networkCallsWarm,
   };
 
   const rows: Row[] = [
@@ -366,6 +373,23 @@ async function main(): Promise<void> {
     { figure: "A's pending list, every page", ours: num(scale.listPendingItemsRead), baseline: 'n/a', ratio: '', target: '<= 20', met: scale.listPendingItemsRead <= 20 },
     { figure: "one expirer run of A", ours: num(scale.expireItemsRead), baseline: 'n/a', ratio: '', target: '<= 15', met: scale.expireItemsRead <= 15 },
     { figure: "first page (50) of A's list", ours: num(scale.listFirstPageItemsRead), baseline: 'n/a', ratio: '', target: '<= 60', met: scale.listFirstPageItemsRead <= 60 },
+    section('3d. a Gateway caller\'s proof, checked by the handler (the real runtime, the local KMS)'),
+    {
+      figure: 'CPU of a warm check (p50)',
+      ours: ms(results.caller_verify_cpu_ms),
+      baseline: 'n/a',
+      ratio: '',
+      target: '< 1 ms',
+      met: results.caller_verify_cpu_ms < 1,
+    },
+    {
+      figure: 'KMS calls per warm invocation (cold: the key, once)',
+      ours: `${num(results.caller_verify_network_calls_warm)} (${num(callerVerify.networkCallsCold)})`,
+      baseline: 'n/a',
+      ratio: '',
+      target: '0',
+      met: results.caller_verify_network_calls_warm === 0,
+    },
     section(`4. batch parallelism: 10 tools of 100 ms, wall / 100 ms (median of ${counts.parallelRounds})`),
     {
       figure: 'wall / 100 ms vs powertools',
@@ -441,7 +465,7 @@ async function main(): Promise<void> {
   // Everything else, for the README and for comparing runs (not committed).
   writeFileSync(
     path.join(OUT, 'results.detail.json'),
-    `${JSON.stringify({ quick, machine, elapsedS, results, size: sizesOf(size), cold, throughput, dynamo, parallel, synth, synthValidated, manifestSynth, consumer }, null, 2)}\n`,
+    `${JSON.stringify({ quick, machine, elapsedS, results, size: sizesOf(size), cold, throughput, dynamo, callerVerify, parallel, synth, synthValidated, manifestSynth, consumer }, null, 2)}\n`,
   );
 }
 

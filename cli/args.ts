@@ -2,6 +2,7 @@
 import { APPROVAL_STATUSES, type ApprovalStatus } from '../approvals-client/record';
 import { UsageError } from '../console/errors';
 import { COMMON_OPTIONS, parseCommandLine } from './common-options';
+import { parseAuditCommand, type AuditCommand } from './audit-args';
 import { parseLocalCommand, type LocalCommand } from './local-args';
 
 /** Where the approvals API is. */
@@ -12,8 +13,9 @@ export type Target =
   | { readonly kind: 'stack'; readonly stack: string; readonly output?: string; readonly region?: string };
 
 export type Command =
-  | { readonly kind: 'help'; readonly topic: 'top' | 'approvals' | 'local' }
+  | { readonly kind: 'help'; readonly topic: 'top' | 'approvals' | 'local' | 'audit' }
   | LocalCommand
+  | AuditCommand
   | {
       readonly kind: 'list';
       readonly target: Target;
@@ -59,14 +61,15 @@ export const DEFAULT_PAGE_SIZE = 100;
 
 export function parseCommand(argv: readonly string[]): Command {
   if (argv[0] === 'local') return parseLocalCommand(argv.slice(1));
+  if (argv[0] === 'audit') return parseAuditCommand(argv.slice(1));
   const { values, positionals } = parseCommandLine(argv, OPTIONS);
   const [group, sub, ...rest] = positionals;
 
   if (group === undefined) {
     if (values.help) return { kind: 'help', topic: 'top' };
-    throw new UsageError('Missing command: try `approvals` or `local`.');
+    throw new UsageError('Missing command: try `approvals`, `audit` or `local`.');
   }
-  if (group !== 'approvals') throw new UsageError(`Unknown command \`${group}\`: one of \`approvals\`, \`local\`.`);
+  if (group !== 'approvals') throw new UsageError(`Unknown command \`${group}\`: one of \`approvals\`, \`audit\`, \`local\`.`);
   if (values.help) return { kind: 'help', topic: 'approvals' };
   if (sub === undefined) throw new UsageError(`Missing subcommand: one of ${SUBCOMMANDS.join(', ')}.`);
   if (!isSubcommand(sub)) throw new UsageError(`Unknown subcommand \`${sub}\`: one of ${SUBCOMMANDS.join(', ')}.`);

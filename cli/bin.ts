@@ -33,6 +33,12 @@ function stopWithNpmShell(env: NodeJS.ProcessEnv): void {
   watch.unref();
 }
 
+/** A reader that went away (`audit --json | head`) ends the output: nothing more to write, no stack trace. */
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(0);
+});
+
 stopWithNpmShell(process.env);
 main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env }).then(exit, (error: unknown) => {
   process.stderr.write(`Unexpected error: ${String(error)}\n`);

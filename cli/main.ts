@@ -1,8 +1,9 @@
 /**
  * `cdk-tool-handler approvals list | show ID | approve ID | deny ID` (SPEC §9, `--local` for a
- * running local run) and `cdk-tool-handler local [demo]` (SPEC §12's local run, local/command.ts),
- * callable in-process: everything it touches of its process comes in `io`, and it returns the exit
- * code (see console/errors.ts).
+ * running local run), `cdk-tool-handler audit` (the audit records, commands/audit.ts) and
+ * `cdk-tool-handler local [demo]` (SPEC §12's local run, local/command.ts), callable in-process:
+ * everything it touches of its process comes in `io`, and it returns the exit code (see
+ * console/errors.ts).
  */
 import { ApiError } from '../approvals-client/api-error';
 import { ApprovalsClient } from '../approvals-client/client';
@@ -12,12 +13,13 @@ import { escapeLines, printableJson } from '../console/escape';
 import { writeLine, type CliIo } from '../console/io';
 import { readState } from '../local/state';
 import { parseCommand, type Command, type Target } from './args';
+import { auditCommand } from './commands/audit';
 import { decideCommand, checkCanConfirm } from './commands/decide';
 import { listCommand } from './commands/list';
 import { showCommand } from './commands/show';
 import { resolveCredentials } from './credentials';
 import { readStackUrl } from './stack-url';
-import { APPROVALS_USAGE, LOCAL_USAGE, TOP_USAGE } from './usage';
+import { APPROVALS_USAGE, AUDIT_USAGE, LOCAL_USAGE, TOP_USAGE } from './usage';
 
 export type { CliIo } from '../console/io';
 
@@ -25,7 +27,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   try {
     const command: Command = parseCommand(argv);
     if (command.kind === 'help') {
-      io.stdout.write(command.topic === 'top' ? TOP_USAGE : command.topic === 'local' ? LOCAL_USAGE : APPROVALS_USAGE);
+      io.stdout.write(HELP[command.topic]);
+      return EXIT_OK;
+    }
+    if (command.kind === 'audit') {
+      await auditCommand(command, io);
       return EXIT_OK;
     }
     if (command.kind === 'local') {
@@ -53,6 +59,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return report(error, io, argv.includes('--json'), argv);
   }
 }
+
+const HELP = { top: TOP_USAGE, approvals: APPROVALS_USAGE, local: LOCAL_USAGE, audit: AUDIT_USAGE } as const;
+
+/** The commands with a help of their own, which a usage error of theirs points to. */
+const USAGE_COMMANDS = ['local', 'audit'];
 
 /** A given URL is checked first; then credentials (one identity for the stack lookup and the API). */
 async function connect(target: Target, io: CliIo): Promise<ApprovalsClient> {
@@ -89,7 +100,7 @@ function report(error: unknown, io: CliIo, json: boolean, argv: readonly string[
     // Messages may hold server text (and fields are escaped where they are put in): escape the rest.
     writeLine(io.stderr, `Error: ${escapeLines(error.message)}`);
     if (error.exitCode === EXIT_USAGE) {
-      writeLine(io.stderr, `Run \`cdk-tool-handler ${argv[0] === 'local' ? 'local' : 'approvals'} --help\` for usage.`);
+      writeLine(io.stderr, `Run \`cdk-tool-handler ${USAGE_COMMANDS.includes(argv[0]) ? argv[0] : 'approvals'} --help\` for usage.`);
     }
   }
   return error.exitCode;

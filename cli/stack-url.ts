@@ -59,7 +59,8 @@ async function describeOutputs(input: StackUrlInput): Promise<Output[]> {
   });
 }
 
-function stackError(stack: string, error: unknown): CliError {
+/** What went wrong reading `stack`, and what to fix; `permissions` names the actions a denial is about. */
+export function stackError(stack: string, error: unknown, permissions = 'cloudformation:DescribeStacks'): CliError {
   if (error instanceof CliError) return error;
   const e = error as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
   const message = e?.message ?? String(error);
@@ -70,7 +71,7 @@ function stackError(stack: string, error: unknown): CliError {
     return new CliError(`Stack ${stack} was not found: ${message} (check the name and --region).`);
   }
   if (e?.name === 'AccessDenied' || e?.$metadata?.httpStatusCode === 403) {
-    return new CliError(`Not allowed to read stack ${stack} (cloudformation:DescribeStacks): ${message}`);
+    return new CliError(`Not allowed to read stack ${stack} (${permissions}): ${message}`);
   }
   const name = e?.name && e.name !== 'Error' ? `${e.name}: ` : '';
   return new CliError(`Could not read stack ${stack}: ${name}${message}`);

@@ -4,6 +4,7 @@ export const TOP_USAGE = `Usage: cdk-tool-handler <command>
 
 Commands:
   approvals   List, show and decide approvals through the approvals API (see: approvals --help)
+  audit       Read the audit records: who asked, what ran, who decided (see: audit --help)
   local       Run a stack's ToolHandler on this machine, no AWS account needed (see: local --help)
 
 Options:
@@ -113,4 +114,45 @@ SIGINT (Ctrl-C) or SIGTERM stops the run cleanly (a second one at once); started
 SIGTERM sent to npx stops it too. Exit codes: 0 done (a serving run stopped by a signal included);
 1 failed, or with --calls a call did not end as asked; 2 bad usage; 130 or 143 stopped by SIGINT or
 SIGTERM before it was done.
+`;
+
+export const AUDIT_USAGE = `Usage:
+  cdk-tool-handler audit [--since T] [--caller ID] [--tool NAME] [--approval ID] --stack NAME [--output KEY] [--region R] [--json]
+  cdk-tool-handler audit [--since T] [--caller ID] [--tool NAME] [--approval ID] --local [--json]
+
+Prints the audit records: one per call (every outcome), one per decision and one per expiry,
+newest last, one line each:
+  TIME  EVENT  TOOL  OUTCOME  asked by CALLER  [approval ID]  [decided by PRINCIPAL]
+With --json, one record per line, as the function wrote it.
+
+Where the records are (one of):
+  --stack NAME       The stack's log groups in CloudWatch Logs: those of the functions the
+                     construct tags cdk-tool-handler:function (the handler, the approvals API and
+                     the expirer), found in the stack's template (GetTemplate, ListStackResources)
+                     and read with FilterLogEvents
+  --output KEY       With --stack: only the ToolHandler whose approvals API URL is this output
+                     (a key ending in ApprovalsApiUrl), when the stack has several
+  --local            The running \`cdk-tool-handler local\` of this directory (its audit file)
+
+Filters:
+  --since T          Records from this time on: a duration back from now (30s, 15m, 12h, 7d, 2w)
+                     or an ISO 8601 time (2026-12-01T09:00:00Z) (default: the last 24 hours)
+  --caller ID        Only the records of calls made for this caller (enduser.id)
+  --tool NAME        Only this tool's records (gen_ai.tool.name)
+  --approval ID      Only this approval's records: the call that asked, the decision or expiry,
+                     the resume
+
+Options:
+  --region R         Region of --stack (default: AWS_REGION, AWS_DEFAULT_REGION, the profile's)
+  --json             One JSON record per line on stdout; errors are JSON on stderr
+  -h, --help         Show this help
+
+Reading the records needs the construct's grantReadAudit (logs:FilterLogEvents on those log
+groups, cloudformation:GetTemplate and ListStackResources of the stack), with your AWS
+credentials from the SDK's default chain (AWS_PROFILE, the AWS_* variables, a role).
+
+Exit codes:
+  0  done (no record is not an error)
+  1  the records could not be read: credentials, stack lookup, CloudWatch Logs, no local run
+  2  bad usage: unknown option, a bad --since, no --stack or --local
 `;

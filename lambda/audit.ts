@@ -6,10 +6,9 @@
  * `gen_ai.tool.call.id`, `enduser.id`), dotted as written. Never the args: their hash only.
  */
 import type { Caller } from './caller';
-import type { ApprovalRecord } from './stores/types';
 
 /** Every audit record has `record: "audit"` at its top level: what the archive's subscription filter matches (`{ $.record = "audit" }`). */
-export const AUDIT_MARK = { record: 'audit' } as const;
+export const AUDIT_RECORD = 'audit';
 
 /** The CloudWatch Logs filter pattern that selects audit records. */
 export const AUDIT_FILTER_PATTERN = '{ $.record = "audit" }';
@@ -18,7 +17,7 @@ export type AuditEvent = 'call' | 'decision' | 'expiry';
 
 /** An audit record's fields, as written. Absent values are `null`, so every record has every field of its event. */
 export interface AuditFields {
-  readonly record: 'audit';
+  readonly record: typeof AUDIT_RECORD;
   /** ISO 8601, when the work ended. */
   readonly time: string;
   readonly owner: string;
@@ -52,34 +51,4 @@ export function callerFields(caller: Caller | undefined): Pick<AuditFields, 'end
     'caller.kind': caller?.kind ?? null,
     'caller.verified': caller?.verified ?? null,
   };
-}
-
-/** What an audit record of an approval's fate (a decision, an expiry) takes from it: the call that asked. */
-function approvalFields(record: ApprovalRecord, owner: string): Omit<AuditFields, 'event' | 'outcome'> {
-  return {
-    ...AUDIT_MARK,
-    time: new Date().toISOString(),
-    owner,
-    'gen_ai.tool.name': record.tool,
-    'gen_ai.tool.call.id': record.callId,
-    run_id: record.runId,
-    approval_id: record.approvalId,
-    ...callerFields(record.requestedBy),
-    source: null,
-    duration_ms: null,
-    args_sha256: record.fingerprint,
-    trace_id: null,
-    message_id: null,
-  };
-}
-
-/** A decision's audit record, written by the approvals API once the decision is stored. */
-export function decisionAudit(record: ApprovalRecord, owner: string): AuditFields {
-  const decision = record.status === 'approved' ? 'approved' : 'denied';
-  return { ...approvalFields(record, owner), event: 'decision', outcome: decision, decided_by: record.decidedBy ?? '', decision };
-}
-
-/** An expiry's audit record, written by the expirer once it marked the approval expired. */
-export function expiryAudit(record: ApprovalRecord, owner: string): AuditFields {
-  return { ...approvalFields(record, owner), event: 'expiry', outcome: 'expired' };
 }

@@ -6,7 +6,7 @@
 import { EngineApprovals } from './approvals/engine-client';
 import { ownerFrom, readSeconds, type Env } from './config';
 import { ENV } from './names';
-import { DynamoApprovalStore } from './stores/dynamo';
+import { DynamoHandlerStore } from './stores/dynamo-handler-store';
 import { isCallStore, type ApprovalRunner, type CallStore } from './stores/types';
 
 /** The executor's stores and owner, as `ToolExecutor` takes them. */
@@ -14,14 +14,14 @@ export interface ExecutorStoreOptions {
   /**
    * Where approvals are kept; `false` turns approvals off (and, unless `calls` is given, duplicate
    * suppression too).
-   * @default the approvals engine named by TOOL_HANDLER_APPROVALS_ENGINE, else a DynamoApprovalStore
+   * @default the approvals engine named by TOOL_HANDLER_APPROVALS_ENGINE, else a DynamoHandlerStore
    * on the table named by TOOL_HANDLER_APPROVALS_TABLE, else none
    */
   readonly approvals?: ApprovalRunner | false;
   /**
    * Duplicate-call suppression; `false` turns it off.
    * @default `approvals` when given (both built-in stores are call stores too), else a
-   * DynamoApprovalStore on TOOL_HANDLER_APPROVALS_TABLE, else off
+   * DynamoHandlerStore on TOOL_HANDLER_APPROVALS_TABLE, else off
    */
   readonly calls?: CallStore | false;
   /**
@@ -57,7 +57,7 @@ export function chooseStores(options: ExecutorStoreOptions, env: Env = process.e
 
 /**
  * The stores the environment configures. Approvals: the approvals engine named by
- * TOOL_HANDLER_APPROVALS_ENGINE, else a DynamoApprovalStore on TOOL_HANDLER_APPROVALS_TABLE, else
+ * TOOL_HANDLER_APPROVALS_ENGINE, else a DynamoHandlerStore on TOOL_HANDLER_APPROVALS_TABLE, else
  * none. Duplicate calls: that table, else none.
  */
 function defaultStores(env: Env): { approvals?: ApprovalRunner; calls?: CallStore } {
@@ -65,7 +65,7 @@ function defaultStores(env: Env): { approvals?: ApprovalRunner; calls?: CallStor
   const engine = env[ENV.approvalsEngine]?.trim();
   const ttlSeconds = readSeconds(ENV.approvalTtlSeconds, { allowZero: false }, env);
   const table = tableName
-    ? new DynamoApprovalStore({
+    ? new DynamoHandlerStore({
         tableName,
         owner: ownerFrom(env),
         ...(ttlSeconds === undefined ? {} : { ttlSeconds }),

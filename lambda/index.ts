@@ -24,12 +24,14 @@ export {
   CallInProgress,
   StoreUnavailable,
   StoreMisconfigured,
+  CallerRequired,
 } from './errors';
 export type { Reply, OkReply, PendingApprovalReply, AlreadyDoneReply, ErrorReply } from './reply';
 export { EventBridgeReplyPublisher, REPLY_DETAIL_TYPES } from './reply-bus';
 export type { ReplyPublisher, ReplyExtras, EventBridgeReplyPublisherProps } from './reply-bus';
 export { MemoryApprovalStore } from './stores/memory';
 export { DynamoApprovalStore } from './stores/dynamo';
+export { DynamoHandlerStore } from './stores/dynamo-handler-store';
 export type { DynamoApprovalStoreProps } from './stores/dynamo';
 export type { StoreOptions } from './stores/options';
 export type * from './stores/types';

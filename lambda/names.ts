@@ -31,6 +31,24 @@ export const ENV = {
   bedrockCallerAttribute: 'TOOL_HANDLER_BEDROCK_CALLER_ATTRIBUTE',
 } as const;
 
+/**
+ * The Gateway interceptor's own variables (`CallerIdentity.jwt`), apart from `ENV` so that a handler's
+ * bundle carries none of them; it reads `ENV.callerKey` too.
+ */
+export const INTERCEPTOR_ENV = {
+  /**
+   * Its issuer (`CallerIdentity.jwt`): its OpenID discovery document's URL
+   * (`.../.well-known/openid-configuration`), from which it reads the issuer and the JWKS.
+   */
+  callerDiscoveryUrl: 'TOOL_HANDLER_CALLER_DISCOVERY_URL',
+  /** Its accepted audiences (a token's `aud`), a JSON array of strings. */
+  callerAudiences: 'TOOL_HANDLER_CALLER_AUDIENCES',
+  /** Its accepted clients (an access token's `client_id`), a JSON array of strings. */
+  callerClients: 'TOOL_HANDLER_CALLER_CLIENTS',
+  /** The claims it carries to `ctx.caller.claims`, a JSON array of claim names. */
+  callerClaims: 'TOOL_HANDLER_CALLER_CLAIMS',
+} as const;
+
 /** Attributes of an approval item that the approvals engine writes (create, claim, release, complete). */
 export const APPROVAL_ATTRIBUTES = {
   kind: 'kind',

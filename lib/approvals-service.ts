@@ -5,7 +5,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { API_URL_OUTPUT_SUFFIX, ENV } from '../lambda/names';
-import { DEFAULTS, defaultArchitecture, defaultRuntime } from './defaults';
+import { auditLogRetentionOf, logRetentionOf } from './audit-retention';
+import { defaultArchitecture, defaultRuntime } from './defaults';
 import { packagedFunctionCode, PackagedFunction } from './packaged-code';
 import { apiTableStatements, engineTableStatements, expirerTableStatements, wallOffRole } from './permissions';
 import { FUNCTION_ROLE, TAG } from './tags';
@@ -17,7 +18,7 @@ import { Settings } from './validation';
  * reply bus (where the expirer announces expiries), and the function settings.
  */
 export interface ApprovalsServiceOptions
-  extends Pick<ToolHandlerProps, 'tools' | 'replyBus' | 'runtime' | 'architecture' | 'logRetention'> {
+  extends Pick<ToolHandlerProps, 'tools' | 'replyBus' | 'runtime' | 'architecture' | 'logRetention' | 'auditRetention'> {
   readonly table: dynamodb.ITable;
   /** Whose approvals these functions serve: their key space in the table. */
   readonly owner: string;
@@ -82,8 +83,10 @@ export class ApprovalsService extends Construct {
     options: ApprovalsServiceOptions,
     settings: { description: string; environment: { [key: string]: string } },
   ): lambda.Function {
+    // The API writes an audit record per decision, the expirer one per expiry; the engine writes none.
+    const writesAudit = code === FUNCTION_ROLE.api || code === FUNCTION_ROLE.expirer;
     const logGroup = new logs.LogGroup(this, `${id}LogGroup`, {
-      retention: options.logRetention ?? DEFAULTS.logRetention,
+      retention: writesAudit ? auditLogRetentionOf(options) : logRetentionOf(options),
       removalPolicy: options.removalPolicy,
     });
     const functionRole = new iam.Role(this, `${id}Role`, {

@@ -16,4 +16,14 @@ export interface AddToBedrockAgentOptions {
    * @default - no description
    */
   readonly description?: string;
+
+  /**
+   * The session attribute that names the end user: `ctx.caller` of each call is
+   * `{ id: sessionAttributes[callerAttribute], kind: 'user', source: 'bedrock-agent', verified: false }`.
+   * Not verified: the application that calls `InvokeAgent` sets the session attributes, so a tool
+   * that needs a verified caller (`requiresCaller`) refuses these calls (README, "Who asked").
+   *
+   * @default - no caller: Bedrock Agents calls reach the tools with `ctx.caller` undefined
+   */
+  readonly callerAttribute?: string;
 }

@@ -2,6 +2,7 @@ import { Annotations, Token } from 'aws-cdk-lib';
 import * as bedrock from 'aws-cdk-lib/aws-bedrock';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { ENV } from '../lambda/names';
 import { AddToBedrockAgentOptions } from './bedrock-agent-options';
 import { fail } from './errors';
 import { Json, singleTyped } from './gateway-schema';
@@ -100,9 +101,31 @@ export function addBedrockActionGroup(
     actionGroupExecutor: { lambda: fn.functionArn },
     functionSchema,
   };
+  if (options.callerAttribute !== undefined) nameCallerAttribute(scope, fn, options.callerAttribute);
   agent.actionGroups = [...existing, group];
   permitBedrockAgent(fn, permissionId, agent);
   return group;
+}
+
+/** The caller attribute each function was given: one function reads one attribute. */
+const callerAttributes = new WeakMap<lambda.IFunction, string>();
+
+/** Sets the session attribute the function reads its (unverified) caller from. */
+function nameCallerAttribute(scope: Construct, fn: lambda.IFunction, attribute: string): void {
+  if (!Token.isUnresolved(attribute) && (attribute.trim() === '' || attribute.length > 256)) {
+    fail(`\`callerAttribute\` must name a session attribute (1 to 256 characters), got: ${JSON.stringify(attribute)}.`, scope);
+  }
+  const given = callerAttributes.get(fn);
+  if (given !== undefined && given !== attribute) {
+    fail(
+      `\`addToBedrockAgent\`: this handler already reads its caller from the session attribute ${JSON.stringify(given)}; ` +
+        'a handler has one `callerAttribute`: give every agent the same.',
+      scope,
+    );
+  }
+  if (!(fn instanceof lambda.Function)) fail('`addToBedrockAgent` with `callerAttribute` sets the handler function\'s environment, which needs a lambda.Function.', scope);
+  callerAttributes.set(fn, attribute);
+  fn.addEnvironment(ENV.bedrockCallerAttribute, attribute);
 }
 
 function defaultName(id: string): string {

@@ -1,3 +1,5 @@
+import { CallerIdentity } from './caller-identity';
+
 /**
  * Options of `ToolHandler.addToGateway`.
  */
@@ -16,4 +18,16 @@ export interface AddToGatewayOptions {
    * @default - no description
    */
   readonly description?: string;
+
+  /**
+   * Who the gateway's callers are: with it, a REQUEST interceptor verifies each request's bearer
+   * token and proves its caller to the tools (`ctx.caller`: the token's `sub` as `id`, its `iss` as
+   * `issuer`, the named `claims`); a request without a valid token is refused with a 401 and never
+   * reaches the tools. The gateway must be an `agentcore.Gateway` of this app (it takes the
+   * interceptor); handlers added to one gateway share its interceptor and must give equal
+   * identities. It adds a KMS signing key per gateway (README, "Who asked").
+   *
+   * @default - no caller: Gateway calls reach the tools with `ctx.caller` undefined
+   */
+  readonly callerIdentity?: CallerIdentity;
 }

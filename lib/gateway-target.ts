@@ -2,7 +2,9 @@ import { Annotations } from 'aws-cdk-lib';
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { CALLER_PROOF_HEADER } from '../lambda/caller-proof';
 import { fail } from './errors';
+import { acknowledgeGatewayInvoke, GatewayCallerProofs } from './gateway-caller-proofs';
 import { AddToGatewayOptions } from './gateway-options';
 import { RESUME_APPROVAL_TOOL } from '../lambda/names';
 import { gatewayToolDefinitions, placeholderDefinition, resumeApprovalDefinition } from './gateway-schema';
@@ -20,12 +22,16 @@ export interface GatewayTargetInput {
   /** The manifest read at synth, if any. */
   readonly manifest: readonly ManifestTool[] | undefined;
   readonly options: AddToGatewayOptions;
+  /** The handler's owner: whose walls the gateway's interceptor carries when `callerIdentity` makes it. */
+  readonly owner: string;
 }
 
 /**
  * A Lambda target of `gateway` whose inline tool schema lists the allowlisted tools, and
  * `resume_approval` when one of them may require approval (or when that is unknown: no manifest).
  * `GatewayTarget.forLambda` grants the gateway's role `lambda:InvokeFunction` on the function.
+ * With `callerIdentity`, the gateway proves its callers (gateway-caller-proofs.ts): the function
+ * may check the proofs, and the target lets the proof's header through to it.
  */
 export function createGatewayTarget(scope: Construct, id: string, input: GatewayTargetInput): agentcore.GatewayTarget {
   const warn = (key: string, message: string) => Annotations.of(scope).addWarningV2(`cdk-tool-handler:${key}`, message);
@@ -68,11 +74,21 @@ export function createGatewayTarget(scope: Construct, id: string, input: Gateway
       );
     }
   }
-  return agentcore.GatewayTarget.forLambda(scope, id, {
+  const identity = input.options.callerIdentity;
+  const proofs = identity && GatewayCallerProofs.of(scope, input.gateway, identity, input.owner);
+  proofs?.checkProofsIn(scope, input.lambdaFunction);
+  const target = agentcore.GatewayTarget.forLambda(scope, id, {
     gateway: input.gateway,
     gatewayTargetName: targetName,
     description: input.options.description,
     lambdaFunction: input.lambdaFunction,
     toolSchema: agentcore.ToolSchema.fromInline(definitions),
   });
+  acknowledgeGatewayInvoke(input.gateway, input.lambdaFunction);
+  if (proofs) {
+    // The Gateway hands a Lambda target only the headers its target allowlists; `forLambda` takes
+    // no metadata configuration, so it is set on the CloudFormation resource.
+    (target.node.defaultChild as agentcore.CfnGatewayTarget).metadataConfiguration = { allowedRequestHeaders: [CALLER_PROOF_HEADER] };
+  }
+  return target;
 }

@@ -9,6 +9,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Duration } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { ENV } from '../lambda/names';
+import { auditLogRetentionOf } from './audit-retention';
 import { DEFAULTS, defaultArchitecture, defaultRuntime } from './defaults';
 import { wallOffRole } from './permissions';
 import { FUNCTION_ROLE, TAG } from './tags';
@@ -37,7 +38,8 @@ export function createHandlerFunction(
   options: HandlerFunctionOptions,
 ): nodejs.NodejsFunction {
   const logGroup = new logs.LogGroup(scope, 'LogGroup', {
-    retention: props.logRetention ?? DEFAULTS.logRetention,
+    // Every call's log line is its audit record.
+    retention: auditLogRetentionOf(props),
     removalPolicy: options.removalPolicy,
   });
   const role = new iam.Role(scope, 'ServiceRole', {

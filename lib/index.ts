@@ -1,4 +1,6 @@
+export * from './audit-archive-options';
 export * from './bedrock-agent-options';
+export * from './caller-identity';
 export * from './event-source-options';
 export * from './gateway-options';
 export * from './invoke-task-props';

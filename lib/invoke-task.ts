@@ -12,7 +12,7 @@ import { ToolInvokeTaskProps } from './invoke-task-props';
 export const RETRYABLE_TOOL_ERRORS = ['ToolFailed', 'ToolTimeout', 'CallInProgress', 'StoreUnavailable', 'Lambda.TooManyRequestsException'];
 
 /** Errors retrying cannot fix: catch them by name (`ApprovalDenied`, `ToolNotFound`, ...). */
-export const FINAL_TOOL_ERRORS = ['ToolUsageError', 'ToolNotFound', 'ApprovalNotFound', 'ApprovalDenied', 'StoreMisconfigured', 'AdapterError'];
+export const FINAL_TOOL_ERRORS = ['ToolUsageError', 'ToolNotFound', 'ApprovalNotFound', 'ApprovalDenied', 'CallerRequired', 'StoreMisconfigured', 'AdapterError'];
 
 export function createInvokeTask(scope: Construct, id: string, props: ToolInvokeTaskProps): tasks.LambdaInvoke {
   const { toolHandler, retryAttempts, retryInterval, retryBackoffRate, ...taskProps } = props;

@@ -5,7 +5,7 @@ import type { IConstruct } from 'constructs';
 import { fail } from './errors';
 
 /** The package's own functions, prebuilt by its build into `dist/functions/<name>/index.js`. */
-export type PackagedFunction = 'approvals-engine' | 'approvals-api' | 'approvals-expirer';
+export type PackagedFunction = 'approvals-engine' | 'approvals-api' | 'approvals-expirer' | 'gateway-interceptor';
 
 const PACKAGE_NAME = 'cdk-tool-handler';
 

@@ -16,6 +16,8 @@ export const FUNCTION_ROLE = {
   api: 'approvals-api',
   engine: 'approvals-engine',
   expirer: 'approvals-expirer',
+  /** The Gateway's REQUEST interceptor that proves callers (`addToGateway` with `callerIdentity`). */
+  interceptor: 'gateway-interceptor',
 } as const;
 
 /** On the handler's and the expirer's roles: the reply bus lets only these put reply events (their owner's). */

@@ -8,6 +8,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { AuditArchiveOptions } from './audit-archive-options';
 import { ToolEventSourceOptions } from './event-source-options';
 import { ToolHandlerAlarm } from './tool-handler-alarm';
 
@@ -279,11 +280,35 @@ export interface ToolHandlerProps {
   readonly projectRoot?: string;
 
   /**
-   * How long the function's log group keeps logs.
+   * How long the log groups of the construct's functions keep logs (the handler's, and each
+   * approvals function's). The log groups that hold audit records keep them for the longer of this
+   * and `auditRetention`.
    *
    * @default logs.RetentionDays.TWO_YEARS
    */
   readonly logRetention?: logs.RetentionDays;
+
+  /**
+   * How long the audit records are kept in CloudWatch Logs (README, "Audit records"): the retention
+   * of the log groups of the functions that write them, the handler (one record per call), the
+   * approvals API (one per decision) and the expirer (one per expiry). A log group has one
+   * retention, so each of these gets the longer of `logRetention` and `auditRetention`: a shorter
+   * `auditRetention` changes nothing, a longer one keeps those functions' other lines as long.
+   * `auditArchive` keeps the records in S3 beyond it.
+   *
+   * @default - `logRetention` (two years by default)
+   */
+  readonly auditRetention?: logs.RetentionDays;
+
+  /**
+   * Ship the audit records of every function that writes them to S3 (README, "Audit records"): a
+   * CloudWatch Logs subscription filter (`{ $.record = "audit" }`) on each of their log groups,
+   * through Amazon Data Firehose, into `bucket` (or a created one), one record per line under
+   * `audit/<owner>/yyyy/MM/dd/`. The bucket is `auditArchiveBucket`.
+   *
+   * @default - no archive: the records stay in CloudWatch Logs for their retention
+   */
+  readonly auditArchive?: AuditArchiveOptions;
 
   /**
    * X-Ray tracing of the function.

@@ -1,4 +1,4 @@
-import { Names, RemovalPolicy } from 'aws-cdk-lib';
+import { Names, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as bedrock from 'aws-cdk-lib/aws-bedrock';
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -7,11 +7,15 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { acknowledgeRoleFindings } from './acknowledgements';
 import { approvalsTableFor } from './approvals-table';
+import { AuditArchive } from './audit-archive';
+import { logRetentionOf } from './audit-retention';
 import { ApprovalsService } from './approvals-service';
 import { resumeDecisions } from './auto-resume';
 import { addBedrockActionGroup, bedrockFunctionSchema } from './bedrock-agent';
@@ -28,6 +32,7 @@ import { ManifestTool } from './manifest-reader';
 import { notifyApprovers } from './notifications';
 import { addOperations, HandlerMetrics, operationsSettings } from './operations';
 import { grantInvokeHandler, grantReadApprovals, handlerStatements } from './permissions';
+import { grantReadAudit } from './permissions/audit';
 import { toolQueuesFor } from './queues';
 import { readToolManifest, toManifestEntry } from './read-tool-manifest';
 import { publishReplies } from './reply-bus';
@@ -151,6 +156,20 @@ export class ToolHandler extends Construct implements IToolHandler {
    */
   public readonly dashboard?: cloudwatch.Dashboard;
 
+  /**
+   * The log groups that hold the audit records (README, "Audit records"): the handler function's
+   * (one per call), the approvals API's (one per decision) and the expirer's (one per expiry), in
+   * that order. Their retention is the longer of `logRetention` and `auditRetention`.
+   */
+  public readonly auditLogGroups: logs.ILogGroup[];
+
+  /**
+   * The bucket of the audit archive: the given `auditArchive.bucket`, or the one created.
+   *
+   * @default - undefined when `auditArchive` is not set
+   */
+  public readonly auditArchiveBucket?: s3.IBucket;
+
   private readonly manifestTools?: ManifestTool[];
   private readonly metrics: HandlerMetrics;
   private readonly props: ToolHandlerProps;
@@ -202,6 +221,22 @@ export class ToolHandler extends Construct implements IToolHandler {
     for (const user of [fn, ...approvals.functions]) key?.grantEncryptDecrypt(user);
     if (props.replyBus) publishReplies(this, fn, props.replyBus, owner);
 
+    this.auditLogGroups = [fn.logGroup, approvals.api.logGroup, approvals.expirer.logGroup];
+    if (props.auditArchive) {
+      const [handlerLogs, apiLogs, expirerLogs] = this.auditLogGroups;
+      this.auditArchiveBucket = new AuditArchive(this, 'AuditArchive', {
+        ...props.auditArchive,
+        owner,
+        logGroups: [
+          { part: 'Handler', logGroup: handlerLogs },
+          { part: 'Api', logGroup: apiLogs },
+          { part: 'Expirer', logGroup: expirerLogs },
+        ],
+        errorLogRetention: logRetentionOf(props),
+        removalPolicy,
+      }).bucket;
+    }
+
     acknowledgeRoleFindings({
       handler: fn,
       otherRoles: [...approvals.functions.map((f) => f.role), resume?.path?.role],
@@ -245,6 +280,7 @@ export class ToolHandler extends Construct implements IToolHandler {
       allowlist: this.props.tools,
       manifest: this.manifestTools,
       options,
+      owner: this.owner,
     });
   }
 
@@ -302,6 +338,16 @@ export class ToolHandler extends Construct implements IToolHandler {
    */
   public grantReadApprovals(grantee: iam.IGrantable): iam.Grant {
     return grantReadApprovals(grantee, this.approvalsTable, this.owner, this.tableKey());
+  }
+
+  /**
+   * Lets `grantee` read this handler's audit records, as `cdk-tool-handler audit --stack` does:
+   * `logs:FilterLogEvents` and `logs:GetLogEvents` on `auditLogGroups`, and
+   * `cloudformation:GetTemplate` and `cloudformation:ListStackResources` of this stack (where the
+   * command finds those log groups). Read only: no other log group, no write.
+   */
+  public grantReadAudit(grantee: iam.IGrantable): iam.Grant {
+    return grantReadAudit(grantee, this.auditLogGroups, Stack.of(this));
   }
 
   /**

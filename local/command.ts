@@ -15,7 +15,7 @@ import { DEFAULT_MCP_PORT, startMcpServer, type LocalMcpServer } from './mcp-ser
 import { loadDynalite, sdkNodePath } from './modules';
 import { formatLine, type LocalLine } from './print';
 import { LocalRun } from './runtime';
-import { removeState, statePath, writeState } from './state';
+import { auditFileFor, removeState, statePath, writeState } from './state';
 import { assemblyNamedByApp, synthesize } from './synth';
 
 /** What `cdk-tool-handler local [demo]` is asked to do (the CLI parses it from the command line). */
@@ -144,6 +144,8 @@ async function serve(run: LocalRun, io: CliIo, print: (line: LocalLine) => void,
   const file = statePath(io.env);
   if (run.apiUrl) {
     const { approver } = run;
+    const audit = auditFileFor(file);
+    run.keepAuditIn(audit);
     writeState(file, {
       url: run.apiUrl,
       region: run.region,
@@ -152,6 +154,7 @@ async function serve(run: LocalRun, io: CliIo, print: (line: LocalLine) => void,
       principal: approver.userArn,
       stack: run.stackName,
       pid: process.pid,
+      audit,
     });
     print({
       type: 'info',

@@ -3,6 +3,7 @@
  * that comes from a call, a function or a record is escaped as the CLI escapes what it prints
  * (control and format characters written visibly, console/escape.ts).
  */
+import { formatAuditRecord, type AuditRecord } from '../console/audit-record';
 import { escapeJson, escapeText as t } from '../console/escape';
 import { REPLY_SOURCE_ROOT } from '../lambda/names';
 import { REPLY_DETAIL_TYPES } from '../lambda/reply-bus';
@@ -21,6 +22,8 @@ export type LocalLine =
   | { readonly type: 'decision'; readonly approval_id: string; readonly status: string; readonly decided_by?: string }
   | { readonly type: 'resume'; readonly approval_id: string; readonly body: string; readonly via: 'pipe' | 'fallback' | 'skipped'; readonly note?: string }
   | { readonly type: 'log'; readonly function: string; readonly line: string }
+  /** An audit record a function wrote (README, "Audit records"), as written. */
+  | { readonly type: 'audit'; readonly function: string; readonly record: AuditRecord }
   | { readonly type: 'notification'; readonly topic: string; readonly message: string };
 
 /** The reply bus's detail types that carry a reply (SPEC §7), as the handler publishes them. */
@@ -64,6 +67,8 @@ export function formatLine(line: LocalLine): string {
         : `pipe (stand-in, the stack has no pipe): decision on ${t(line.approval_id)} → ${t(line.body)} on the tool queue`;
     case 'log':
       return `log(${t(line.function)}): ${t(line.line)}`;
+    case 'audit':
+      return `audit: ${formatAuditRecord(line.record)}`;
     case 'notification':
       return `sns(${t(line.topic)}): ${line.message.split('\n').map(t).join('\n    ')}`;
   }

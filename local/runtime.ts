@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { auditRecordOf } from '../console/audit-record';
 import { CliError } from '../console/errors';
 import { ENV, HANDLER_OWNER } from '../lambda/names';
 import { approvalKeyPrefix } from '../lambda/stores/dynamo-items';
@@ -18,6 +19,7 @@ import { startEndpoints, type BusEvent, type LocalEndpoints } from './endpoints'
 import { EventPatternError } from './event-pattern';
 import { FunctionSandbox, type FunctionSpec, type InvokeOutcome } from './function-sandbox';
 import { startFunctionUrlHost, type FunctionUrlHost } from './function-url';
+import { AuditFile } from './audit-file';
 import { LOCAL_ACCOUNT, LOCAL_REGION, Resolver } from './intrinsics';
 import { sdkNodePath } from './modules';
 import { notificationsFor, topicRules, type TopicRule } from './notifications';
@@ -52,6 +54,9 @@ export interface LocalRunOptions {
 export class LocalRun {
   readonly events: BusEvent[] = [];
   readonly lines: LocalLine[] = [];
+  /** The audit records the functions wrote, each its line as written. */
+  readonly auditLines: string[] = [];
+  private auditFile?: AuditFile;
   private readonly sandboxes = new Map<string, FunctionSandbox>();
   private expiring?: NodeJS.Timeout;
   private messages = 0;
@@ -225,7 +230,7 @@ export class LocalRun {
         timeoutSeconds: Number(fn.properties.Timeout ?? 3),
         memoryMb: Number(fn.properties.MemorySize ?? 128),
       };
-      this.sandboxes.set(spec.name, new FunctionSandbox(spec, { nodePath, onLog: (fnLabel, line) => this.emit({ type: 'log', function: fnLabel, line }) }));
+      this.sandboxes.set(spec.name, new FunctionSandbox(spec, { nodePath, onLog: (fnLabel, line) => this.functionLine(fnLabel, line) }));
     };
     start('handler', chosen.handler);
     start('engine', chosen.engine);
@@ -265,6 +270,24 @@ export class LocalRun {
       api_url: this.url?.url,
       functions: Object.fromEntries([...this.sandboxes.values()].map((w) => [w.spec.label, w.spec.name])),
     });
+  }
+
+  /** A line a function wrote: printed with `--logs`; an audit record among them is also printed, and kept. */
+  private functionLine(fn: string, line: string): void {
+    this.emit({ type: 'log', function: fn, line });
+    const record = auditRecordOf(line);
+    if (!record) return;
+    this.auditLines.push(line);
+    this.auditFile?.append(line);
+    this.emit({ type: 'audit', function: fn, record });
+  }
+
+  /**
+   * Keeps the run's audit records in `path` (for `cdk-tool-handler audit --local`), those written so
+   * far and every later one, until the run stops, which removes the file.
+   */
+  keepAuditIn(path: string): void {
+    this.auditFile = new AuditFile(path, this.auditLines);
   }
 
   /**
@@ -424,5 +447,6 @@ export class LocalRun {
     await this.url?.close().catch(() => undefined);
     await this.endpoints?.close();
     await this.dynamo?.stop();
+    this.auditFile?.remove();
   }
 }

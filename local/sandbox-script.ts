@@ -26,13 +26,24 @@ const parent = inThread ? threads.parentPort : process;
 if (!inThread) process.on('disconnect', () => process.exit(0));
 process.env.NODE_PATH = data.nodePath;
 require('node:module')._initPaths();
+// As Lambda's JSON log format does (the construct's functions use it): what code prints with
+// console.* is one JSON line with the text under message, so a tool's output never reads as a line
+// the runtime wrote itself (an audit record, a metric) to stdout.
+const format = require('node:util').format;
+let requestId;
+for (const [method, level] of [['log', 'INFO'], ['info', 'INFO'], ['warn', 'WARN'], ['error', 'ERROR'], ['debug', 'DEBUG'], ['trace', 'TRACE']]) {
+  console[method] = (...args) => {
+    process.stdout.write(JSON.stringify({ timestamp: new Date().toISOString(), level, requestId, message: format(...args) }) + '\\n');
+  };
+}
 const mod = require(data.file);
 const handler = mod[data.exportName];
 if (typeof handler !== 'function') throw new Error(data.file + ' exports no function ' + data.exportName);
-parent.on('message', async ({ id, event, requestId, timeoutMs, clientContext }) => {
+parent.on('message', async ({ id, event, requestId: invocationId, timeoutMs, clientContext }) => {
+  requestId = invocationId;
   const end = Date.now() + timeoutMs;
   const context = {
-    awsRequestId: requestId,
+    awsRequestId: invocationId,
     functionName: data.name,
     functionVersion: '$LATEST',
     invokedFunctionArn: data.arn,

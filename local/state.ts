@@ -22,6 +22,8 @@ export interface LocalState {
   readonly principal: string;
   readonly stack: string;
   readonly pid: number;
+  /** The run's audit file (`auditFileFor`): one audit record per line, as its functions wrote them. */
+  readonly audit?: string;
 }
 
 export const STATE_VARIABLE = 'CDK_TOOL_HANDLER_LOCAL_STATE';
@@ -108,6 +110,14 @@ export function writeState(file: string, state: LocalState): void {
   }
 }
 
+/**
+ * Where a run keeps its audit records: beside its state file, in the same private directory
+ * (`local-<key>.json` → `local-<key>.audit.jsonl`).
+ */
+export function auditFileFor(stateFile: string): string {
+  return `${stateFile.replace(/\.json$/, '')}.audit.jsonl`;
+}
+
 export function removeState(file: string, pid = process.pid): void {
   try {
     const state = JSON.parse(fs.readFileSync(file, 'utf8')) as LocalState;
@@ -132,13 +142,13 @@ export function readState(env: Env): LocalState {
   return state;
 }
 
-/** `local` writes the file 0600 as its user: any other file there was not written by it. */
-function assertPrivate(file: string): void {
+/** `local` writes its files 0600 as its user: any other file there was not written by it. */
+export function assertPrivate(file: string, what = 'state file'): void {
   if (process.platform === 'win32') return;
   const { uid, mode } = fs.statSync(file);
   if (uid !== process.getuid?.() || (mode & 0o077) !== 0) {
     throw new CliError(
-      `The local run's state file ${file} is not private to you (mode ${(mode & 0o777).toString(8)}): \`cdk-tool-handler local\` ` +
+      `The local run's ${what} ${file} is not private to you (mode ${(mode & 0o777).toString(8)}): \`cdk-tool-handler local\` ` +
         'did not write it. Remove it and start `local` again.',
     );
   }

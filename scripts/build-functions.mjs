@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Builds the package's own Lambda functions (the approvals engine, API and expirer) into
+// Builds the package's own Lambda functions (the approvals engine, API and expirer, and the Gateway
+// interceptor, which bundles its token verifier, jose) into
 // dist/functions/<name>/index.js, so that a user's synth never needs this package's TypeScript
 // sources. The AWS SDK is left to the Lambda runtime.
 //
@@ -17,7 +18,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
-const functions = ['approvals-engine', 'approvals-api', 'approvals-expirer'];
+const functions = ['approvals-engine', 'approvals-api', 'approvals-expirer', 'gateway-interceptor'];
 const outputOf = (name) => path.join(root, 'dist', 'functions', name, 'index.js');
 /**
  * When the last build started and the files it read (esbuild's inputs, this script, and npm's record

@@ -7,7 +7,7 @@
  * "dynamo", which drops that branch: the measured bundle is the production handler.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoApprovalStore, MemoryApprovalStore, ToolExecutor, toolHandler, type ToolLambdaHandler } from '../../lambda';
+import { DynamoHandlerStore, MemoryApprovalStore, ToolExecutor, toolHandler, type ToolLambdaHandler } from '../../lambda';
 import { tools } from './ours-tools';
 
 export interface OursHandlerOptions {
@@ -23,7 +23,7 @@ export function createHandler(options: OursHandlerOptions = {}): ToolLambdaHandl
   }
   if (options.client) {
     const tableName = options.tableName ?? process.env.TOOL_HANDLER_APPROVALS_TABLE ?? '';
-    return toolHandler(new ToolExecutor({ tools, approvals: new DynamoApprovalStore({ tableName, client: options.client }) }));
+    return toolHandler(new ToolExecutor({ tools, approvals: new DynamoHandlerStore({ tableName, client: options.client }) }));
   }
   return toolHandler(tools);
 }

@@ -29,15 +29,19 @@ export interface RequestedBy {
   readonly claims?: Readonly<Record<string, string | number | boolean | string[]>>;
 }
 
-/** The API's view of a record: the fields `APPROVAL_FIELDS` names for it, its status, and the API's own fingerprint. */
+/** The API's view of a record: the fields `APPROVAL_FIELDS` shows, under snake_case names, its status, and the API's own fingerprint. */
 export function toApiRecord(record: ApprovalRecord): ApiApprovalRecord {
   const view: Record<string, unknown> = { status: record.status, fingerprint: callFingerprint(record.tool, record.args) };
   for (const [key, spec] of approvalFields()) {
     const value = record[key];
-    if (spec.api === undefined || value === undefined) continue;
+    if (!spec.api || value === undefined) continue;
     // Times are epoch ms in the record, ISO 8601 in the API.
     const time = spec.form === 'number' || spec.form === 'seconds';
-    view[spec.api] = spec.view ? spec.view(value as never) : time ? new Date(value as number).toISOString() : value;
+    view[key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)] = spec.view
+      ? spec.view(value as never)
+      : time
+        ? new Date(value as number).toISOString()
+        : value;
   }
   return view as unknown as ApiApprovalRecord;
 }

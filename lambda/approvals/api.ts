@@ -4,7 +4,7 @@
  */
 import type { APIGatewayProxyStructuredResultV2 as LambdaFunctionURLResult, LambdaFunctionURLEventWithIAMAuthorizer as LambdaFunctionURLEvent } from 'aws-lambda';
 import * as z from 'zod';
-import { decisionAudit } from '../audit';
+import { decisionAudit } from './approval-audit';
 import { ownerFrom } from '../config';
 import { ApprovalNotFound, StoreMisconfigured, StoreUnavailable, ToolHandlerError, ToolUsageError } from '../errors';
 import { logAudit, writeLogLines } from '../log';

@@ -3,7 +3,7 @@
  * and announces each on the reply bus as `Tool Approval Expired`; each run writes its figures
  * (pending, the oldest pending's age, expired) as metrics.
  */
-import { expiryAudit } from '../audit';
+import { expiryAudit } from './approval-audit';
 import { ownerFrom } from '../config';
 import { logAudit, logMetrics, logWarning, writeLogLines } from '../log';
 import { expiryMetrics, type MetricsTarget } from '../metrics/approvals';

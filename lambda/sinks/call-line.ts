@@ -4,7 +4,7 @@
  * values; its metrics embedded (EMF, metrics/calls.ts). Written by the runtime once the call has
  * ended, whatever the tool did.
  */
-import { AUDIT_MARK, callerFields } from '../audit';
+import { AUDIT_RECORD } from '../audit';
 import type { CallEnded } from '../delivery';
 import { logCall } from '../log';
 import { callMetrics, ownerOf, type MetricsSource } from '../metrics/calls';
@@ -12,12 +12,13 @@ import { callMetrics, ownerOf, type MetricsSource } from '../metrics/calls';
 export function writeCallLine(ended: CallEnded, router: MetricsSource | undefined): void {
   const { outcome } = ended;
   const { identity } = outcome;
-  const ending = outcome.ok
-    ? { status: outcome.reply.status }
-    : { error: { type: outcome.error.name, message: outcome.error.message, retryable: outcome.error.retryable } };
+  // A resume acts for the caller of the call that asked; a refused delivery for its host's.
+  const caller = identity.caller ?? ended.caller;
+  // One flat literal, no spreads: V8 turns a literal built from spreads and twenty more keys into a
+  // slow dictionary object, which cost more than the rest of the call (measured in `npm run bench`).
   logCall(
     {
-      ...AUDIT_MARK,
+      record: AUDIT_RECORD,
       time: new Date().toISOString(),
       owner: ownerOf(router),
       event: 'call',
@@ -27,11 +28,13 @@ export function writeCallLine(ended: CallEnded, router: MetricsSource | undefine
       call_id: identity.callId ?? null,
       'gen_ai.tool.call.id': identity.callId ?? null,
       approval_id: identity.approvalId ?? null,
-      // A resume acts for the caller of the call that asked; a refused delivery for its host's.
-      ...callerFields(identity.caller ?? ended.caller),
+      'enduser.id': caller?.id ?? null,
+      'caller.kind': caller?.kind ?? null,
+      'caller.verified': caller?.verified ?? null,
       message_id: ended.messageId ?? null,
       source: ended.source,
-      ...ending,
+      status: outcome.ok ? outcome.reply.status : undefined,
+      error: outcome.ok ? undefined : { type: outcome.error.name, message: outcome.error.message, retryable: outcome.error.retryable },
       outcome: outcome.ok ? outcome.reply.status : outcome.error.name,
       duration_ms: ended.durationMs,
       args_sha256: identity.fingerprint ?? null,

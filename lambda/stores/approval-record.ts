@@ -1,12 +1,12 @@
 /**
- * The approval record, defined once: each field it keeps, the table attribute that holds it and in
- * what form, and the name the approvals API shows it under. A new approval (both stores), the table
- * item (dynamo-items.ts), the engine's wire form (the record itself, as JSON) and the API's view
- * (approvals/api-record.ts) all derive from `APPROVAL_FIELDS`: a new field is an entry here, in the
- * record's type and, when a call sets it, in `CreateApprovalInput`.
+ * The approval record, defined once: each field it keeps (the table item's attribute of the same
+ * name), in what form the table holds it, whether it is set at creation, and whether the approvals
+ * API shows it (under its snake_case name). A new approval (both stores), the table item
+ * (dynamo-items.ts), the engine's wire form (the record itself, as JSON) and the API's view
+ * (approvals/api-record.ts) all derive from it (`approvalFields`): a new field is an entry here, in
+ * the record's type and, when a call sets it, in `CreateApprovalInput`.
  */
 import { requesterView } from '../caller';
-import { APPROVAL_ATTRIBUTES as A, DECISION_ATTRIBUTES as D, TABLE } from '../names';
 import type { ApprovalRecord, CreateApprovalInput } from './types';
 
 /**
@@ -16,11 +16,10 @@ import type { ApprovalRecord, CreateApprovalInput } from './types';
 type Form = 'text' | 'number' | 'json' | 'seconds';
 
 export interface FieldSpec {
-  readonly attribute: string;
   readonly form: Form;
-  /** The API record's name for it (its times as ISO 8601). @default - not shown by the API */
-  readonly api?: string;
-  /** What the API shows of it. @default - the value itself (a time: ISO 8601) */
+  /** The approvals API shows it, under its snake_case name (a time as ISO 8601). @default false */
+  readonly api?: true;
+  /** What the API shows of it. @default - the value itself */
   readonly view?: (value: never) => unknown;
   /** Set when the approval is created (from the call); the others come with the decision, the claim or the run. */
   readonly atCreate?: true;
@@ -29,29 +28,30 @@ export interface FieldSpec {
 /** Fields the table stores; `status` and `hasResult` are derived from them. */
 type StoredField = Exclude<keyof ApprovalRecord, 'status' | 'hasResult'>;
 
-export const APPROVAL_FIELDS: Readonly<Record<StoredField, FieldSpec>> = {
-  approvalId: { attribute: A.approvalId, form: 'text', api: 'approval_id', atCreate: true },
-  tool: { attribute: A.tool, form: 'text', api: 'tool', atCreate: true },
-  args: { attribute: A.args, form: 'json', api: 'args', atCreate: true },
-  runId: { attribute: A.runId, form: 'text', api: 'run_id', atCreate: true },
-  callId: { attribute: A.callId, form: 'text', api: 'call_id', atCreate: true },
+/** Each name is the table attribute's too (names.ts spells the attributes for IAM's conditions; a test holds them equal). */
+const APPROVAL_FIELDS: Readonly<Record<StoredField, FieldSpec>> = {
+  approvalId: { form: 'text', api: true, atCreate: true },
+  tool: { form: 'text', api: true, atCreate: true },
+  args: { form: 'json', api: true, atCreate: true },
+  runId: { form: 'text', api: true, atCreate: true },
+  callId: { form: 'text', api: true, atCreate: true },
   // The API shows its own hash of the stored tool and args, not this one (api-record.ts).
-  fingerprint: { attribute: A.fingerprint, form: 'text', atCreate: true },
-  owner: { attribute: A.owner, form: 'text', atCreate: true },
-  requestedBy: { attribute: A.requestedBy, form: 'json', api: 'requested_by', atCreate: true, view: requesterView },
-  createdAt: { attribute: A.createdAt, form: 'number', api: 'created_at', atCreate: true },
-  expiresAt: { attribute: TABLE.expiresAttribute, form: 'seconds', api: 'expires_at', atCreate: true },
-  decidedBy: { attribute: D.decidedBy, form: 'text', api: 'decided_by' },
-  decidedAt: { attribute: D.decidedAt, form: 'number', api: 'decided_at' },
-  reason: { attribute: D.reason, form: 'text', api: 'reason' },
-  decidedFingerprint: { attribute: D.decidedFingerprint, form: 'text' },
-  claimedUntil: { attribute: A.claimedUntil, form: 'number' },
-  completedAt: { attribute: A.completedAt, form: 'number' },
-  expiredAt: { attribute: A.expiredAt, form: 'number' },
-  result: { attribute: A.result, form: 'json' },
+  fingerprint: { form: 'text', atCreate: true },
+  owner: { form: 'text', atCreate: true },
+  requestedBy: { form: 'json', api: true, atCreate: true, view: requesterView },
+  createdAt: { form: 'number', api: true, atCreate: true },
+  expiresAt: { form: 'seconds', api: true, atCreate: true },
+  decidedBy: { form: 'text', api: true },
+  decidedAt: { form: 'number', api: true },
+  reason: { form: 'text', api: true },
+  decidedFingerprint: { form: 'text' },
+  claimedUntil: { form: 'number' },
+  completedAt: { form: 'number' },
+  expiredAt: { form: 'number' },
+  result: { form: 'json' },
 };
 
-/** The fields a record has, with their specs, in the order above. */
+/** The fields a record has, with their specs, in the order above (the API's). */
 export function approvalFields(): ReadonlyArray<readonly [StoredField, FieldSpec]> {
   return Object.entries(APPROVAL_FIELDS) as Array<[StoredField, FieldSpec]>;
 }

@@ -80,7 +80,7 @@ export function isExpired(item: Item, now: number): boolean {
 export function toApprovalRecord(item: Item, now: number): ApprovalRecord {
   const fields: Record<string, unknown> = {};
   for (const [key, spec] of approvalFields()) {
-    const value = item[spec.attribute];
+    const value = item[key];
     if (value !== undefined) fields[key] = fromAttribute(spec.form, value);
   }
   const status = statusOf(item[D.decision], item[A.expiredAt] !== undefined || isExpired(item, now));
@@ -94,7 +94,7 @@ export function toApprovalRecord(item: Item, now: number): ApprovalRecord {
 export function createdAttributes(record: ApprovalRecord): Record<string, string | number> {
   const attributes: Record<string, string | number> = {};
   for (const [key, spec] of approvalFields()) {
-    if (spec.atCreate && record[key] !== undefined) attributes[spec.attribute] = toAttribute(spec.form, record[key]);
+    if (spec.atCreate && record[key] !== undefined) attributes[key] = toAttribute(spec.form, record[key]);
   }
   if (record.requestedBy !== undefined) attributes[A.requestedById] = record.requestedBy.id;
   return attributes;

@@ -31,6 +31,12 @@
  *   through its function URL only (aws-cdk-lib's `grantInvokeUrl`).
  * - Readers (`readers.ts`, `grantReadApprovals`) read the owner's approval items and indexes:
  *   read-only.
+ * - A gateway's caller proofs (`caller-proofs.ts`): only its interceptor's role signs with the key
+ *   (the key's own policy denies `kms:Sign` to every other principal); each handler added with
+ *   `callerIdentity` reads the key's public half and nothing else of it.
+ * - The audit archive (`audit.ts`): Firehose's role writes objects under the owner's archive
+ *   prefixes and deletes nothing; CloudWatch Logs' role puts records on the archive's stream only;
+ *   audit readers (`grantReadAudit`) read the audit log groups and find them in the stack: read-only.
  *
  * Each function's role also writes its own log group, and each role of a function that reads or
  * writes encrypted data gets that key, through aws-cdk-lib's one-line grants where the log group,

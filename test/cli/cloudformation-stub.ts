@@ -1,14 +1,22 @@
 /**
- * A local CloudFormation endpoint that answers `DescribeStacks` in the query protocol's XML (point
- * the SDK at it with `AWS_ENDPOINT_URL_CLOUDFORMATION`). Unknown stacks get the service's 400
- * `ValidationError` ("Stack with id X does not exist").
+ * A local CloudFormation endpoint that answers `DescribeStacks`, `GetTemplate` and
+ * `ListStackResources` in the query protocol's XML (point the SDK at it with
+ * `AWS_ENDPOINT_URL_CLOUDFORMATION`). Unknown stacks get the service's 400 `ValidationError`
+ * ("Stack with id X does not exist").
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface StubStack {
   readonly outputs: ReadonlyArray<{ key: string; value: string }>;
+  /** `GetTemplate`'s body. @default - an empty template */
+  readonly template?: unknown;
+  /** `ListStackResources`' summaries. @default - none */
+  readonly resources?: ReadonlyArray<{ logicalId: string; physicalId: string; type: string }>;
 }
+
+/** The actions the stub answers. */
+const ACTIONS = ['DescribeStacks', 'GetTemplate', 'ListStackResources'];
 
 export interface CloudFormationStub {
   readonly endpoint: string;
@@ -33,13 +41,18 @@ export async function startCloudFormationStub(stacks: Readonly<Record<string, St
       authorizations.push(req.headers.authorization ?? '');
       const requestId = `req-${requests.length}`;
       const stack = form.StackName === undefined ? undefined : stacks[form.StackName];
-      if (form.Action !== 'DescribeStacks' || !stack) {
-        const message = form.Action !== 'DescribeStacks' ? `Unsupported action ${form.Action}` : `Stack with id ${form.StackName} does not exist`;
+      if (!ACTIONS.includes(form.Action) || !stack) {
+        const message = !ACTIONS.includes(form.Action) ? `Unsupported action ${form.Action}` : `Stack with id ${form.StackName} does not exist`;
         res.writeHead(400, { 'content-type': 'text/xml' });
         res.end(
           `<ErrorResponse xmlns="${NS}"><Error><Type>Sender</Type><Code>ValidationError</Code>` +
             `<Message>${escapeXml(message)}</Message></Error><RequestId>${requestId}</RequestId></ErrorResponse>`,
         );
+        return;
+      }
+      if (form.Action !== 'DescribeStacks') {
+        res.writeHead(200, { 'content-type': 'text/xml' });
+        res.end(form.Action === 'GetTemplate' ? templateXml(stack, requestId) : resourcesXml(stack, requestId));
         return;
       }
       const outputs = stack.outputs
@@ -73,4 +86,28 @@ export async function startCloudFormationStub(stacks: Readonly<Record<string, St
 
 function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+function templateXml(stack: StubStack, requestId: string): string {
+  return (
+    `<GetTemplateResponse xmlns="${NS}"><GetTemplateResult>` +
+    `<TemplateBody>${escapeXml(typeof stack.template === 'string' ? stack.template : JSON.stringify(stack.template ?? {}))}</TemplateBody>` +
+    `<StagesAvailable><member>Original</member><member>Processed</member></StagesAvailable>` +
+    `</GetTemplateResult><ResponseMetadata><RequestId>${requestId}</RequestId></ResponseMetadata></GetTemplateResponse>`
+  );
+}
+
+function resourcesXml(stack: StubStack, requestId: string): string {
+  const members = (stack.resources ?? [])
+    .map(
+      (r) =>
+        `<member><LogicalResourceId>${escapeXml(r.logicalId)}</LogicalResourceId><PhysicalResourceId>${escapeXml(r.physicalId)}</PhysicalResourceId>` +
+        `<ResourceType>${escapeXml(r.type)}</ResourceType><LastUpdatedTimestamp>2026-01-01T00:00:00.000Z</LastUpdatedTimestamp>` +
+        `<ResourceStatus>CREATE_COMPLETE</ResourceStatus></member>`,
+    )
+    .join('');
+  return (
+    `<ListStackResourcesResponse xmlns="${NS}"><ListStackResourcesResult><StackResourceSummaries>${members}</StackResourceSummaries>` +
+    `</ListStackResourcesResult><ResponseMetadata><RequestId>${requestId}</RequestId></ResponseMetadata></ListStackResourcesResponse>`
+  );
 }

@@ -40,6 +40,8 @@ function outsideRepo(p: string): boolean {
 
 let nodePath: string;
 let bundle: string;
+/** The approvals API's bundle, which does decide, list and expire. */
+let apiBundle: string;
 let variables: Record<string, string>;
 let tableName: string;
 let store: DynamoApprovalStore;
@@ -54,6 +56,7 @@ beforeAll(async () => {
   const engine = synthesizedFunction(template, outdir, stack.tools.approvalsEngine);
   const api = synthesizedFunction(template, outdir, stack.tools.approvalsApi);
   bundle = handlerFunction.bundle;
+  apiBundle = api.bundle;
   nodePath = sdkOnlyNodePath();
 
   const table = await createTestTable();
@@ -172,8 +175,17 @@ describe('the asset', () => {
     expect(code.length / lines.length).toBeGreaterThan(1000); // minified: long lines
     expect(code).toMatch(/require\("@aws-sdk\/lib-dynamodb"\)/);
     expect(code).not.toMatch(/class DynamoDBClient\b/);
-    // The size goes into the closing note of issue 4.
     process.stdout.write(`bundled asset: ${fs.statSync(bundle).size} bytes (index.js, minified)\n`);
+  });
+
+  test("carries the handler's side of the table only: nothing that decides, lists or expires approvals", () => {
+    const code = fs.readFileSync(bundle, 'utf8');
+    const markers = { deciding: "A decision's by and reason", listing: 'ScanIndexForward', expiring: '"expire"' };
+    // Each marker is in the approvals API's bundle, so its absence here means something.
+    const api = fs.readFileSync(apiBundle, 'utf8');
+    for (const [what, marker] of Object.entries(markers)) {
+      expect({ what, inTheApi: api.includes(marker), inTheHandler: code.includes(marker) }).toEqual({ what, inTheApi: true, inTheHandler: false });
+    }
   });
 
   test('gets the construct environment', () => {

@@ -22,7 +22,7 @@ function inlinePayload(manifest: ManifestTool[] | undefined, allowlist = manifes
   const scope = new Construct(stack, 'Tools');
   const fn = new lambda.Function(stack, 'Fn', { runtime: lambda.Runtime.NODEJS_22_X, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler = 1') });
   const gateway = new agentcore.Gateway(stack, 'Gateway', { gatewayName: 'agents', authorizerConfiguration: agentcore.GatewayAuthorizer.usingAwsIam() });
-  createGatewayTarget(scope, 'GatewayTarget', { gateway, lambdaFunction: fn, allowlist, manifest, options: { gatewayTargetName: 'billing' } });
+  createGatewayTarget(scope, 'GatewayTarget', { gateway, lambdaFunction: fn, allowlist, manifest, options: { gatewayTargetName: 'billing' }, owner: 'billing' });
   const targets = Template.fromStack(stack).findResources('AWS::BedrockAgentCore::GatewayTarget');
   return Object.values<any>(targets)[0].Properties.TargetConfiguration.Mcp.Lambda.ToolSchema.InlinePayload;
 }

@@ -11,7 +11,6 @@
 import * as path from 'node:path';
 import { callFingerprint } from '../../lambda/ids';
 import { ENV } from '../../lambda/names';
-import { FunctionSandbox, type InvokeOutcome } from '../../local/function-sandbox';
 import { hostApprovals, sdkOnlyNodePath, synthesizeBundle, type SynthesizedBundle } from '../support/bundle-child';
 import { createTestTable, dynaliteEndpoint } from '../support/dynamo';
 import { emfProblems, emittedMetrics, metricIdentity } from '../support/emf-spec';
@@ -20,29 +19,17 @@ import { functionUrlEvent } from '../support/function-url-event';
 import type { LambdaHost } from '../support/lambda-host';
 import { LOCAL_AWS_ENV } from '../support/local-aws';
 import { until } from '../support/until';
+import { RecordedSandboxes, returned } from '../support/recorded-sandboxes';
 
 const ENTRY = path.join(__dirname, '..', '..', 'bin', 'tools.ts');
 const NAMESPACE = 'Ops/Bundles';
 
 let synthesized: SynthesizedBundle;
 let host: LambdaHost;
-const sandboxes: FunctionSandbox[] = [];
-/** Every line the three functions printed, by function. */
-const printed: Array<{ fn: string; line: string }> = [];
-
-function sandbox(label: string, bundle: string, env: Record<string, string>, nodePath: string): FunctionSandbox {
-  const made = new FunctionSandbox(
-    { name: label, label, codeDir: path.dirname(bundle), handler: 'index.handler', env, timeoutSeconds: 20, memoryMb: 256 },
-    { nodePath, isolation: 'process', onLog: (fn, line) => printed.push({ fn, line }) },
-  );
-  sandboxes.push(made);
-  return made;
-}
-
-function returned(outcome: InvokeOutcome): any {
-  if (!outcome.ok) throw new Error(`expected a result, got ${JSON.stringify(outcome.error)}`);
-  return outcome.result;
-}
+/** The three functions' sandboxes, and every line they printed. */
+const sandboxes = new RecordedSandboxes();
+const { printed } = sandboxes;
+const sandbox = sandboxes.add.bind(sandboxes);
 
 beforeAll(async () => {
   synthesized = synthesizeBundle({ entry: ENTRY, tools: ['add', 'refund'], metricsNamespace: NAMESPACE, dashboard: true });
@@ -54,7 +41,7 @@ beforeAll(async () => {
   const handler = sandbox('handler', synthesized.bundle, { ...approvals.handlerEnv, ...local }, nodePath);
   const api = sandbox('api', synthesized.api.bundle, { ...synthesized.api.env, ...local }, nodePath);
   const expirer = sandbox('expirer', synthesized.expirer.bundle, { ...synthesized.expirer.env, ...local }, nodePath);
-  await Promise.all(sandboxes.map((s) => s.ready()));
+  await sandboxes.ready();
 
   // Succeeds, then repeats (answered from the kept reply); fails on its args; names no tool of the handler.
   returned(await handler.invoke({ tool: 'add', args: { a: 1, b: 2 }, run_id: 'ops', call_id: 'add-1' }));
@@ -83,7 +70,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await Promise.all(sandboxes.map((s) => s.stop()));
+  await sandboxes.stop();
   await host?.close();
 });
 

@@ -3,7 +3,7 @@
  * `calls: false`; `approvals: undefined` is the same as leaving it out (the environment decides).
  * Configuration errors are `TypeError`s whose message starts `cdk-tool-handler: ` and names the option.
  */
-import { DynamoApprovalStore, MemoryApprovalStore, tool, ToolExecutor } from '../../lambda';
+import { DynamoApprovalStore, DynamoHandlerStore, MemoryApprovalStore, tool, ToolExecutor } from '../../lambda';
 import { ENV } from '../../lambda/names';
 
 const echo = tool({ name: 'echo', run: (args) => args });
@@ -20,8 +20,10 @@ afterEach(() => {
 describe('ToolExecutor `approvals`', () => {
   test('undefined is the default: the store the environment names', () => {
     const executor = new ToolExecutor({ tools: [echo], approvals: undefined });
-    expect(executor.approvals).toBeInstanceOf(DynamoApprovalStore);
-    expect(executor.calls).toBeInstanceOf(DynamoApprovalStore);
+    expect(executor.approvals).toBeInstanceOf(DynamoHandlerStore);
+    expect(executor.calls).toBeInstanceOf(DynamoHandlerStore);
+    // The approvers' side (decide, list, expire) is not what a handler runs, so not in its bundle.
+    expect(executor.approvals).not.toBeInstanceOf(DynamoApprovalStore);
   });
 
   test('false turns approvals off, and duplicate suppression with them', () => {
@@ -43,7 +45,7 @@ describe('configuration errors: one style', () => {
     ['a tool name', () => tool({ name: 'bad name', run: () => 1 }), 'cdk-tool-handler: tool `name` must be 1 to 128 characters of A-Z a-z 0-9 _ . -, got: "bad name".'],
     ['a duplicate tool', () => new ToolExecutor({ tools: [echo, echo], approvals: false }), 'cdk-tool-handler: ToolExecutor `tools` has two tools named echo; names must be unique.'],
     ['a store ttl', () => new MemoryApprovalStore({ ttlSeconds: 0 }), 'cdk-tool-handler: approval store `ttlSeconds` must be a positive number of seconds, got: 0.'],
-    ['a table name', () => new DynamoApprovalStore({ tableName: '' }), 'cdk-tool-handler: DynamoApprovalStore `tableName` must be a table name, got: "".'],
+    ['a table name', () => new DynamoApprovalStore({ tableName: '' }), 'cdk-tool-handler: DynamoDB store `tableName` must be the approvals table\'s name, got: "".'],
   ])('%s', (_label, build, message) => {
     expect(build).toThrow(TypeError);
     expect(build).toThrow(message);

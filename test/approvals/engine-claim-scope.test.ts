@@ -1,7 +1,8 @@
 /**
- * The approvals engine takes a claim's run-id prefix (how a Gateway `resume_approval` claims) into
- * the store's claim: an approval outside it comes back as no record at all, unclaimed. The whole
- * path through the bundles: test/construct/gateway-bundle-hostile.test.ts.
+ * The approvals engine takes a claim's limits (how a Gateway `resume_approval` claims: its run-id
+ * prefix, and the caller it acts for) into the store's claim: an approval outside them comes back as
+ * no record at all, unclaimed. The whole path through the bundles:
+ * test/construct/gateway-bundle-hostile.test.ts.
  */
 import { approvalsEngine, type ApprovalsEngine } from '../../lambda/approvals/engine';
 import { approvalIdFor } from '../../lambda/ids';
@@ -34,6 +35,17 @@ test('an approval whose run id has the prefix is claimed', async () => {
   const id = approvalIdFor('agc_run', 'c2');
   await store.decide(id, { approved: true, by: 'alice' });
   expect(await claim(id, { run_id_prefix: 'agc_' })).toMatchObject({ ok: true, claimed: true, record: { runId: 'agc_run' } });
+});
+
+test("a claim for one caller: another caller's approval is no record, unclaimed; the caller's own is claimed", async () => {
+  const alice = { id: 'alice', kind: 'user', source: 'agentcore', verified: true };
+  await engine({ op: 'create', tool: 'refund', args: { orderId: 'o3' }, run_id: 'agc_alice', call_id: 'c3', requested_by: alice });
+  const id = approvalIdFor('agc_alice', 'c3');
+  await store.decide(id, { approved: true, by: 'boss' });
+  expect(await claim(id, { run_id_prefix: 'agc_', requested_by: 'bob' })).toEqual({ ok: true, claimed: false });
+  expect(await claim(id, { run_id_prefix: 'agc_', requested_by: null })).toEqual({ ok: true, claimed: false });
+  expect((await store.read(id))?.claimedUntil).toBeUndefined();
+  expect(await claim(id, { run_id_prefix: 'agc_', requested_by: 'alice' })).toMatchObject({ ok: true, claimed: true, record: { requestedBy: alice } });
 });
 
 test.each([

@@ -1,0 +1,88 @@
+/**
+ * What a tool handler needs of the approvals table: the running side of approvals (create, claim,
+ * release, complete) and duplicate calls (begin, finish, abandon). `DynamoApprovalStore` adds the
+ * approvers' and operators' side; a handler's bundle that names only this class carries none of it.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { claimApproval, completeApproval, createApproval, releaseApproval } from './dynamo-approvals';
+import { abandonCall, beginCall, finishCall } from './dynamo-calls';
+import { type TableContext, tableContext } from './dynamo-table';
+import { configError } from '../errors';
+import { resolveStoreOptions, type StoreOptions } from './options';
+import type {
+  ApprovalRunner,
+  BeginInput,
+  BeginOutcome,
+  CallKey,
+  CallStore,
+  ClaimInput,
+  ClaimOutcome,
+  CreateApprovalInput,
+  CreateApprovalOutcome,
+} from './types';
+
+export interface DynamoApprovalStoreProps extends StoreOptions {
+  /**
+   * The approvals table: partition key `pk` (string), TTL on `expiresAt` (epoch seconds), and for
+   * `list` and `listPage` a global secondary index `approvals` keyed on `approvalId` (string).
+   */
+  readonly tableName: string;
+  /**
+   * The document client to use.
+   * @default - one client per container, made on first use, in `AWS_REGION` (or
+   * `AWS_DEFAULT_REGION`, or `us-east-1`); the SDK honours `AWS_ENDPOINT_URL_DYNAMODB`.
+   */
+  readonly client?: DynamoDBDocumentClient;
+}
+
+/**
+ * The approvals table as a tool handler uses it (what `toolHandler` makes from
+ * `TOOL_HANDLER_APPROVALS_TABLE` when no approvals engine is named). Round trips: create, release,
+ * complete, begin, finish and abandon 1 each; a claim 1 (2 when refused or failed: the record is
+ * read); begin 2 when it takes over a lapsed lease or an expired item.
+ *
+ * @example
+ * import { DynamoHandlerStore, ToolExecutor, toolHandler } from 'cdk-tool-handler/lambda';
+ *
+ * const store = new DynamoHandlerStore({ tableName: process.env.APPROVALS_TABLE! });
+ * export const handler = toolHandler(new ToolExecutor({ tools, approvals: store }));
+ */
+export class DynamoHandlerStore implements ApprovalRunner, CallStore {
+  protected readonly table: TableContext;
+
+  constructor(props: DynamoApprovalStoreProps) {
+    if (typeof props.tableName !== 'string' || props.tableName.length === 0) {
+      throw configError(`DynamoDB store \`tableName\` must be the approvals table's name, got: ${JSON.stringify(props.tableName) ?? String(props.tableName)}.`);
+    }
+    const { ttlSeconds, now, owner } = resolveStoreOptions(props);
+    this.table = tableContext({ tableName: props.tableName, client: props.client, ttlMs: ttlSeconds * 1000, now, owner });
+  }
+
+  create(input: CreateApprovalInput): Promise<CreateApprovalOutcome> {
+    return createApproval(this.table, input);
+  }
+
+  claim(approvalId: string, input: ClaimInput): Promise<ClaimOutcome> {
+    return claimApproval(this.table, approvalId, input);
+  }
+
+  release(approvalId: string, token: string): Promise<void> {
+    return releaseApproval(this.table, approvalId, token);
+  }
+
+  complete(approvalId: string, token: string, result: unknown): Promise<void> {
+    return completeApproval(this.table, approvalId, token, result);
+  }
+
+  begin(key: CallKey, input: BeginInput): Promise<BeginOutcome> {
+    return beginCall(this.table, key, input);
+  }
+
+  finish(key: CallKey, token: string, reply: unknown): Promise<void> {
+    return finishCall(this.table, key, token, reply);
+  }
+
+  abandon(key: CallKey, token: string): Promise<void> {
+    return abandonCall(this.table, key, token);
+  }
+}
