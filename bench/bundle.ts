@@ -1,6 +1,6 @@
 /**
  * Bundles the three handlers with the esbuild options the construct gives NodejsFunction (lib/ keeps
- * them inline in handler-function.ts: `{ minify: true, sourceMap: true }` on NodejsFunction's
+ * them inline in lib/bundling/handler-function.ts: `{ minify: true, sourceMap: true }` on NodejsFunction's
  * defaults for Node.js 22: platform node, target node22, CommonJS, `@aws-sdk/*` external, esbuild's
  * default main fields), and reads esbuild's metafile for what each input contributes.
  */

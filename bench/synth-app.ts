@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { App, Stack } from 'aws-cdk-lib';
 import { ToolHandler } from '../lib';
-import { SKIP_MANIFEST_CONTEXT } from '../lib/read-tool-manifest';
+import { SKIP_MANIFEST_CONTEXT } from '../lib/bundling/read-tool-manifest';
 import { runMain } from './lib/report';
 import { ROOT } from './lib/paths';
 

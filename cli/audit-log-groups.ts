@@ -9,7 +9,7 @@
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { CliError } from '../console/errors';
 import { API_URL_OUTPUT_SUFFIX } from '../lambda/names';
-import { FUNCTION_ROLE, TAG } from '../lib/tags';
+import { FUNCTION_ROLE, TAG } from '../lib/permissions/tags';
 import { refOf } from '../local/assembly';
 import type { StackResource } from './cloudformation';
 import { withProcessEnv } from './process-env';

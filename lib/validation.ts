@@ -4,8 +4,8 @@ import { ENV } from '../lambda/names';
 import { OWNER_PATTERN, TOOL_NAME_PATTERN } from '../lambda/names';
 import { DEFAULTS, MAX_FUNCTION_TIMEOUT_SECONDS } from './defaults';
 import { atPath, fail } from './errors';
-import { checkEsbuild } from './esbuild-check';
-import { ToolEventSourceOptions } from './event-source-options';
+import { checkEsbuild } from './bundling/esbuild-check';
+import { ToolEventSourceOptions } from './hosts/event-source-options';
 import { ToolHandlerProps } from './tool-handler-props';
 
 /**

@@ -3,7 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ToolHandlerAlarm } from '../tool-handler-alarm';
+import { ToolHandlerAlarm } from './tool-handler-alarm';
 import { HandlerMetrics, METRIC_PERIOD } from './metrics';
 import { AlarmLimits } from './settings';
 
@@ -31,7 +31,7 @@ export interface AlarmsOptions {
   readonly resumePath?: ResumePath;
 }
 
-/** The table's resume path (auto-resume.ts), as the alarms see it. */
+/** The table's resume path (approvals/auto-resume.ts), as the alarms see it. */
 export type ResumePath = Construct & { readonly deadLetterQueue: sqs.IQueue };
 
 const OPERATOR = cloudwatch.ComparisonOperator;

@@ -1,7 +1,7 @@
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { REPLY_SOURCE_ROOT, replyEventSource } from '../../lambda/names';
-import { PUBLISHER_TAG, TAG } from '../tags';
+import { PUBLISHER_TAG, TAG } from './tags';
 
 /**
  * Every source a reply-bus event of the construct may have, as IAM patterns: `cdk-tool-handler.<owner>`

@@ -1,6 +1,6 @@
 import { Tags } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { TAG } from '../tags';
+import { TAG } from './tags';
 import { otherOwnersRepliesDenial, REPLY_SOURCE_PATTERNS } from './reply-bus';
 
 /** Every way to run a Lambda function by its name or URL. */

@@ -9,7 +9,7 @@ import { callFingerprint } from '../../lambda/ids';
 import { TABLE } from '../../lambda/names';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
 import { ToolHandler } from '../../lib';
-import { decisionFilter, RESUME_INPUT_TEMPLATE } from '../../lib/auto-resume';
+import { decisionFilter, RESUME_INPUT_TEMPLATE } from '../../lib/approvals/auto-resume';
 import { EXPIRE_ATTRIBUTE_NAMES } from '../../lib/permissions';
 import { createTestTable } from '../support/dynamo';
 import { matchesPattern } from '../../local/event-pattern';
@@ -461,7 +461,7 @@ describe('the resume path against real-shaped stream records (two owners, one ta
   });
   const ruleOf = (handler: ToolHandler) => two.template.toJSON().Resources[two.stack.getLogicalId(handler.node.findChild('ResumeRule').node.defaultChild as events.CfnRule)];
 
-  test('the synthesized filter and template are those of lib/auto-resume.ts', () => {
+  test('the synthesized filter and template are those of lib/approvals/auto-resume.ts', () => {
     expect(filter).toEqual(decisionFilter());
     expect(pipe.TargetParameters.InputTemplate).toBe(RESUME_INPUT_TEMPLATE);
   });

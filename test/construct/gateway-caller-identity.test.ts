@@ -19,7 +19,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { CALLER_PROOF_HEADER } from '../../lambda/caller-proof';
 import { ENV as VARS, INTERCEPTOR_ENV } from '../../lambda/names';
 import { CallerIdentity, ToolHandler } from '../../lib';
-import { FUNCTION_ROLE, TAG } from '../../lib/tags';
+import { FUNCTION_ROLE, TAG } from '../../lib/permissions/tags';
 import { conditionsHold, coversAction, decide, wildcard, type Decision } from './iam-evaluation';
 import { actionsOf, ENV, onlyResource, props, statementsOfRole, unbundledApp } from './helpers';
 import { concrete } from './template-values';

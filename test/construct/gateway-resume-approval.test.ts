@@ -9,8 +9,8 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { createGatewayTarget } from '../../lib/gateway-target';
-import type { ManifestTool } from '../../lib/manifest-reader';
+import { createGatewayTarget } from '../../lib/hosts/gateway-target';
+import type { ManifestTool } from '../../lib/bundling/manifest-reader';
 import { ENV } from './helpers';
 
 function manifestTool(name: string, approval: string): ManifestTool {

@@ -3,7 +3,7 @@
  * (§11 pins), from zod 4's own `z.toJSONSchema`, shape by shape.
  */
 import * as z from 'zod';
-import { gatewayToolDefinitions } from '../../lib/gateway-schema';
+import { gatewayToolDefinitions } from '../../lib/hosts/gateway-schema';
 import { inputJsonSchema } from '../../lambda/manifest';
 
 function reduce(input: z.ZodType, description = 'd') {

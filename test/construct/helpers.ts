@@ -3,7 +3,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { ToolHandler, ToolHandlerProps } from '../../lib';
-import { addApprovalIndexes } from '../../lib/approvals-table';
+import { addApprovalIndexes } from '../../lib/approvals/approvals-table';
 
 /** The sample's tools module: an entry that exists, for stacks that skip bundling. */
 export const ENTRY = path.join(__dirname, '..', '..', 'bin', 'tools.ts');

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
 import { TOOL_MANIFEST_SYMBOL_KEY } from '../../lambda/names';
-import { readBundleManifest } from '../../lib/manifest-reader';
+import { readBundleManifest } from '../../lib/bundling/manifest-reader';
 
 const FIXTURE = path.join(__dirname, '..', 'fixtures', 'gateway-tools.ts');
 

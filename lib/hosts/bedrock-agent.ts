@@ -2,12 +2,12 @@ import { Annotations, Token } from 'aws-cdk-lib';
 import * as bedrock from 'aws-cdk-lib/aws-bedrock';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { ENV } from '../lambda/names';
+import { ENV } from '../../lambda/names';
 import { AddToBedrockAgentOptions } from './bedrock-agent-options';
-import { fail } from './errors';
+import { fail } from '../errors';
 import { Json, singleTyped } from './gateway-schema';
-import { allowlistedTools, ManifestTool } from './manifest-reader';
-import { permitBedrockAgent } from './permissions';
+import { allowlistedTools, ManifestTool } from '../bundling/manifest-reader';
+import { permitBedrockAgent } from '../permissions';
 
 /** What Bedrock accepts as a function, parameter or action group name. */
 const BEDROCK_NAME = /^([0-9a-zA-Z][_-]?){1,100}$/;

@@ -2,10 +2,10 @@ import { Annotations, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import { INDEXES, IndexLayout, TABLE } from '../lambda/names';
+import { INDEXES, IndexLayout, TABLE } from '../../lambda/names';
 import { makesResumePath } from './auto-resume';
-import { fail } from './errors';
-import { ToolHandlerProps } from './tool-handler-props';
+import { fail } from '../errors';
+import { ToolHandlerProps } from '../tool-handler-props';
 
 /** The handler's approvals table: `props.approvalsTable` (checked), or a created one (`ApprovalsTable`). */
 export function approvalsTableFor(scope: Construct, props: ToolHandlerProps, removalPolicy: RemovalPolicy): dynamodb.ITable {

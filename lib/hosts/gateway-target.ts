@@ -2,13 +2,13 @@ import { Annotations } from 'aws-cdk-lib';
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { CALLER_PROOF_HEADER } from '../lambda/caller-proof';
-import { fail } from './errors';
+import { CALLER_PROOF_HEADER } from '../../lambda/caller-proof';
+import { fail } from '../errors';
 import { acknowledgeGatewayInvoke, GatewayCallerProofs } from './gateway-caller-proofs';
 import { AddToGatewayOptions } from './gateway-options';
-import { RESUME_APPROVAL_TOOL } from '../lambda/names';
+import { RESUME_APPROVAL_TOOL } from '../../lambda/names';
 import { gatewayToolDefinitions, placeholderDefinition, resumeApprovalDefinition } from './gateway-schema';
-import { allowlistedTools, ManifestTool } from './manifest-reader';
+import { allowlistedTools, ManifestTool } from '../bundling/manifest-reader';
 
 /** AgentCore's limit on `<target>___<tool>`, the name an MCP client sees. */
 const MAX_QUALIFIED_NAME = 64;

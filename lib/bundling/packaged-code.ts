@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { IConstruct } from 'constructs';
-import { fail } from './errors';
+import { fail } from '../errors';
 
 /** The package's own functions, prebuilt by its build into `dist/functions/<name>/index.js`. */
 export type PackagedFunction = 'approvals-engine' | 'approvals-api' | 'approvals-expirer' | 'gateway-interceptor';

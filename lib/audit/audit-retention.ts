@@ -1,5 +1,5 @@
 import * as logs from 'aws-cdk-lib/aws-logs';
-import { DEFAULTS } from './defaults';
+import { DEFAULTS } from '../defaults';
 
 /** What the retention of a function's log group follows. */
 export interface RetentionProps {

@@ -5,10 +5,10 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as destinations from 'aws-cdk-lib/aws-logs-destinations';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { AUDIT_FILTER_PATTERN } from '../lambda/audit';
+import { AUDIT_FILTER_PATTERN } from '../../lambda/audit';
 import { AuditArchiveOptions } from './audit-archive-options';
-import { wallOffRole } from './permissions';
-import { archiveDeliveryStatements, archiveSubscriptionStatement } from './permissions/audit';
+import { wallOffRole } from '../permissions';
+import { archiveDeliveryStatements, archiveSubscriptionStatement } from '../permissions/audit';
 
 /** A log group that holds audit records, and the name of the part whose it is (`Handler`, `Api`, `Expirer`). */
 export interface AuditLogGroup {

@@ -4,14 +4,14 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { API_URL_OUTPUT_SUFFIX, ENV } from '../lambda/names';
-import { auditLogRetentionOf, logRetentionOf } from './audit-retention';
-import { defaultArchitecture, defaultRuntime } from './defaults';
-import { packagedFunctionCode, PackagedFunction } from './packaged-code';
-import { apiTableStatements, engineTableStatements, expirerTableStatements, wallOffRole } from './permissions';
-import { FUNCTION_ROLE, TAG } from './tags';
-import { ToolHandlerProps } from './tool-handler-props';
-import { Settings } from './validation';
+import { API_URL_OUTPUT_SUFFIX, ENV } from '../../lambda/names';
+import { auditLogRetentionOf, logRetentionOf } from '../audit/audit-retention';
+import { defaultArchitecture, defaultRuntime } from '../defaults';
+import { packagedFunctionCode, PackagedFunction } from '../bundling/packaged-code';
+import { apiTableStatements, engineTableStatements, expirerTableStatements, wallOffRole } from '../permissions';
+import { FUNCTION_ROLE, TAG } from '../permissions/tags';
+import { ToolHandlerProps } from '../tool-handler-props';
+import { Settings } from '../validation';
 
 /**
  * The handler's props the service follows: the allowlist (the engine keeps its own copy), the

@@ -2,10 +2,10 @@ import { Annotations, Duration, Names, RemovalPolicy, Token, Validations } from 
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { DEFAULTS } from './defaults';
-import { fail } from './errors';
-import { ToolHandlerProps } from './tool-handler-props';
-import { isFifo, Settings } from './validation';
+import { DEFAULTS } from '../defaults';
+import { fail } from '../errors';
+import { ToolHandlerProps } from '../tool-handler-props';
+import { isFifo, Settings } from '../validation';
 
 /** The queues of a tool handler. */
 export interface HandlerQueues {

@@ -4,11 +4,11 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { API_URL_OUTPUT_SUFFIX, replyEventSource } from '../lambda/names';
-import { DEFAULTS } from './defaults';
-import { fail } from './errors';
-import { allowDeadLetters } from './eventbridge-sends';
-import { ToolHandlerProps } from './tool-handler-props';
+import { API_URL_OUTPUT_SUFFIX, replyEventSource } from '../../lambda/names';
+import { DEFAULTS } from '../defaults';
+import { fail } from '../errors';
+import { allowDeadLetters } from '../hosts/eventbridge-sends';
+import { ToolHandlerProps } from '../tool-handler-props';
 
 /**
  * `approvalNotifications`, when set (it needs `replyBus`): the rules that tell approvers of requests

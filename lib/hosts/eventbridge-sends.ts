@@ -4,8 +4,8 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { fail } from './errors';
-import { eventBridgeKeyStatement, eventBridgeSendStatement } from './permissions';
+import { fail } from '../errors';
+import { eventBridgeKeyStatement, eventBridgeSendStatement } from '../permissions';
 
 /**
  * EventBridge sending into the construct's queues (the resume rule into the tool queue, every rule's

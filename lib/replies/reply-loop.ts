@@ -1,8 +1,8 @@
 import { Stack, Token, TokenComparison } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import { Construct } from 'constructs';
-import { REPLY_SOURCE_ROOT } from '../lambda/names';
-import { fail } from './errors';
+import { REPLY_SOURCE_ROOT } from '../../lambda/names';
+import { fail } from '../errors';
 
 /**
  * Keeps replies from coming back in as calls. The function publishes every reply to `replyBus` with

@@ -1,6 +1,6 @@
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
-import { RESUME_APPROVAL_TOOL } from '../lambda/names';
-import { ManifestTool } from './manifest-reader';
+import { RESUME_APPROVAL_TOOL } from '../../lambda/names';
+import { ManifestTool } from '../bundling/manifest-reader';
 
 /**
  * A tool's input JSON Schema reduced to what AgentCore Gateway's inline schema accepts:

@@ -4,13 +4,13 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sources from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { DEFAULTS } from './defaults';
-import { atPath } from './errors';
+import { DEFAULTS } from '../defaults';
+import { atPath } from '../errors';
 import { ToolEventSourceOptions } from './event-source-options';
 import { allowDeadLetters } from './eventbridge-sends';
-import { patternAvoidingReplies } from './reply-loop';
-import { ToolHandlerProps } from './tool-handler-props';
-import { validateEventSource } from './validation';
+import { patternAvoidingReplies } from '../replies/reply-loop';
+import { ToolHandlerProps } from '../tool-handler-props';
+import { validateEventSource } from '../validation';
 
 /** The function takes tool calls from `queue` in batches, reporting each failed message (partial batch responses). */
 export function addQueueSource(fn: lambda.IFunction, queue: sqs.IQueue, props: ToolHandlerProps): void {

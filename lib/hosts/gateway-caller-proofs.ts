@@ -5,14 +5,14 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct, IConstruct } from 'constructs';
-import { ENV, INTERCEPTOR_ENV } from '../lambda/names';
+import { ENV, INTERCEPTOR_ENV } from '../../lambda/names';
 import { CallerIdentity } from './caller-identity';
-import { DEFAULTS, defaultArchitecture, defaultRuntime } from './defaults';
-import { fail } from './errors';
-import { packagedFunctionCode } from './packaged-code';
-import { wallOffRole } from './permissions';
-import { onlyInterceptorSigns, proofCheckStatement } from './permissions/caller-proofs';
-import { FUNCTION_ROLE, TAG } from './tags';
+import { DEFAULTS, defaultArchitecture, defaultRuntime } from '../defaults';
+import { fail } from '../errors';
+import { packagedFunctionCode } from '../bundling/packaged-code';
+import { wallOffRole } from '../permissions';
+import { onlyInterceptorSigns, proofCheckStatement } from '../permissions/caller-proofs';
+import { FUNCTION_ROLE, TAG } from '../permissions/tags';
 
 /** The construct id of a gateway's caller proofs, under the gateway. */
 const ID = 'CdkToolHandlerCallerProofs';

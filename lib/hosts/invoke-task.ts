@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
-import { failAt } from './errors';
+import { failAt } from '../errors';
 import { ToolInvokeTaskProps } from './invoke-task-props';
 
 /**

@@ -2,8 +2,8 @@ import { Annotations, Tags } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { putRepliesStatement, REPLY_BUS_STATEMENT_SID, replyBusGuardStatements } from './permissions';
-import { PUBLISHER_TAG, TAG } from './tags';
+import { putRepliesStatement, REPLY_BUS_STATEMENT_SID, replyBusGuardStatements } from '../permissions';
+import { PUBLISHER_TAG, TAG } from '../permissions/tags';
 
 /**
  * Lets `fn` (the handler or the expirer) publish on `bus` with its owner's source

@@ -8,13 +8,13 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Duration } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { ENV } from '../lambda/names';
-import { auditLogRetentionOf } from './audit-retention';
-import { DEFAULTS, defaultArchitecture, defaultRuntime } from './defaults';
-import { wallOffRole } from './permissions';
-import { FUNCTION_ROLE, TAG } from './tags';
-import { ToolHandlerProps } from './tool-handler-props';
-import { Settings } from './validation';
+import { ENV } from '../../lambda/names';
+import { auditLogRetentionOf } from '../audit/audit-retention';
+import { DEFAULTS, defaultArchitecture, defaultRuntime } from '../defaults';
+import { wallOffRole } from '../permissions';
+import { FUNCTION_ROLE, TAG } from '../permissions/tags';
+import { ToolHandlerProps } from '../tool-handler-props';
+import { Settings } from '../validation';
 
 export interface HandlerFunctionOptions {
   readonly settings: Settings;

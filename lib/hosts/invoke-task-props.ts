@@ -1,6 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
-import { IToolHandler } from './tool-handler-ref';
+import { IToolHandler } from '../tool-handler-ref';
 
 /**
  * Props of `ToolHandler.invokeTask`: a Step Functions task that invokes the handler with an envelope

@@ -3,10 +3,10 @@ import * as path from 'node:path';
 import { Annotations, AssetStaging, Stack } from 'aws-cdk-lib';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
-import { DEFAULTS } from './defaults';
-import { fail } from './errors';
+import { DEFAULTS } from '../defaults';
+import { fail } from '../errors';
 import { ManifestTool, readBundleManifest, stubPatterns } from './manifest-reader';
-import { ToolHandlerProps } from './tool-handler-props';
+import { ToolHandlerProps } from '../tool-handler-props';
 import { ToolManifestEntry } from './tool-manifest';
 
 /**

@@ -6,13 +6,13 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as pipes from 'aws-cdk-lib/aws-pipes';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct, IConstruct } from 'constructs';
-import { APPROVAL_ATTRIBUTES as A, DECISION_ATTRIBUTES as D, TABLE } from '../lambda/names';
-import { DEFAULTS } from './defaults';
-import { fail } from './errors';
-import { grantResumePipe, onlyThePipePutsStatement, wallOffSharedRole } from './permissions';
-import { queueTarget } from './eventbridge-sends';
-import { ToolHandlerProps } from './tool-handler-props';
-import { isFifo } from './validation';
+import { APPROVAL_ATTRIBUTES as A, DECISION_ATTRIBUTES as D, TABLE } from '../../lambda/names';
+import { DEFAULTS } from '../defaults';
+import { fail } from '../errors';
+import { grantResumePipe, onlyThePipePutsStatement, wallOffSharedRole } from '../permissions';
+import { queueTarget } from '../hosts/eventbridge-sends';
+import { ToolHandlerProps } from '../tool-handler-props';
+import { isFifo } from '../validation';
 
 export interface ResumeDecisionsOptions {
   readonly props: ToolHandlerProps;

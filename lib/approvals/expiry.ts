@@ -4,8 +4,8 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
-import { invokeFunctionStatement, wallOffRole } from './permissions';
-import { publishReplies } from './reply-bus';
+import { invokeFunctionStatement, wallOffRole } from '../permissions';
+import { publishReplies } from '../replies/reply-bus';
 
 /** How often the expirer runs: an approval is marked expired at most this long after its expiry. */
 export const EXPIRY_INTERVAL = Duration.minutes(4);
