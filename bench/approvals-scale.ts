@@ -11,7 +11,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { callFingerprint } from '../lambda/ids';
-import { APPROVAL_ATTRIBUTES as A } from '../lambda/names';
+import { APPROVAL_ATTRIBUTES as A } from '../lambda/construct-contract';
 import { DynamoApprovalStore } from '../lambda/stores/dynamo';
 import { approvalKey } from '../lambda/stores/dynamo-items';
 import { approvalsTableInput, createActiveTable } from '../test/support/dynamo';

@@ -10,7 +10,7 @@ import { KMSClient, SignCommand } from '@aws-sdk/client-kms';
 import { MemoryApprovalStore, tool, toolHandler, ToolExecutor } from '../lambda';
 import { callerPublicKey } from '../lambda/caller-keys';
 import { argsDigest, CALLER_PROOF_HEADER, CALLER_PROOF_LIFETIME_S, callerFromProof, proofOf, statementPayload } from '../lambda/caller-proof';
-import { ENV } from '../lambda/names';
+import { ENV } from '../lambda/construct-contract';
 import { startKms } from '../local/kms';
 import { lambdaContext } from '../test/support/events';
 import { median } from './lib/stats';

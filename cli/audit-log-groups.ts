@@ -8,7 +8,7 @@
  */
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { CliError } from '../console/errors';
-import { API_URL_OUTPUT_SUFFIX } from '../lambda/names';
+import { API_URL_OUTPUT_SUFFIX } from '../lambda/construct-contract';
 import { FUNCTION_ROLE, TAG } from '../lib/permissions/tags';
 import { refOf } from '../local/assembly';
 import type { StackResource } from './cloudformation';

@@ -1,7 +1,7 @@
 /** The approvals API's URL from a CloudFormation stack's outputs (`DescribeStacks`). */
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { CliError } from '../console/errors';
-import { API_URL_OUTPUT_SUFFIX } from '../lambda/names';
+import { API_URL_OUTPUT_SUFFIX } from '../lambda/construct-contract';
 import type { StackOutput } from './cloudformation';
 import { withProcessEnv } from './process-env';
 

@@ -1,7 +1,7 @@
 /**
  * How one delivered call ended, built once (`endCall`) and written by every sink: its log line, which
- * carries its metrics (EMF) and will carry its audit record, as it ends (sinks/call-line.ts); and the
- * reply bus, by the host that answers it (events/settle.ts, sinks/reply-event.ts). A new sink reads
+ * carries its metrics (EMF) and is its audit record, as it ends (sinks/call-line.ts); and the
+ * reply bus, by the host that answers it (events/finish-delivery.ts, sinks/reply-event.ts). A new sink reads
  * this same event, and is added here or beside the bus.
  */
 import type { CallEnded, EndedDelivery, Outcome } from './delivery';

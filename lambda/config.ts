@@ -3,7 +3,7 @@
  * and the region. A value that does not parse is a configuration error naming the variable.
  */
 import { configError } from './errors';
-import { ENV, HANDLER_OWNER, TOOL_NAME_PATTERN } from './names';
+import { ENV, HANDLER_OWNER, TOOL_NAME_PATTERN } from './construct-contract';
 
 /** Environment variables, as `process.env` holds them. */
 export type Env = Readonly<Record<string, string | undefined>>;

@@ -5,9 +5,9 @@
  */
 import { EngineApprovals } from './approvals/engine-client';
 import { ownerFrom, readSeconds, type Env } from './config';
-import { ENV } from './names';
+import { ENV } from './construct-contract';
 import { DynamoHandlerStore } from './stores/dynamo-handler-store';
-import { isCallStore, type ApprovalRunner, type CallStore } from './stores/types';
+import { isCallStore, type HandlerApprovalStore, type CallStore } from './stores/types';
 
 /** The executor's stores and owner, as `ToolExecutor` takes them. */
 export interface ExecutorStoreOptions {
@@ -17,7 +17,7 @@ export interface ExecutorStoreOptions {
    * @default the approvals engine named by TOOL_HANDLER_APPROVALS_ENGINE, else a DynamoHandlerStore
    * on the table named by TOOL_HANDLER_APPROVALS_TABLE, else none
    */
-  readonly approvals?: ApprovalRunner | false;
+  readonly approvals?: HandlerApprovalStore | false;
   /**
    * Duplicate-call suppression; `false` turns it off.
    * @default `approvals` when given (both built-in stores are call stores too), else a
@@ -33,7 +33,7 @@ export interface ExecutorStoreOptions {
 
 /** The stores an executor ends up with: `undefined` is off. */
 export interface ChosenStores {
-  readonly approvals: ApprovalRunner | undefined;
+  readonly approvals: HandlerApprovalStore | undefined;
   readonly calls: CallStore | undefined;
   readonly owner: string;
 }
@@ -60,7 +60,7 @@ export function chooseStores(options: ExecutorStoreOptions, env: Env = process.e
  * TOOL_HANDLER_APPROVALS_ENGINE, else a DynamoHandlerStore on TOOL_HANDLER_APPROVALS_TABLE, else
  * none. Duplicate calls: that table, else none.
  */
-function defaultStores(env: Env): { approvals?: ApprovalRunner; calls?: CallStore } {
+function defaultStores(env: Env): { approvals?: HandlerApprovalStore; calls?: CallStore } {
   const tableName = env[ENV.approvalsTable]?.trim();
   const engine = env[ENV.approvalsEngine]?.trim();
   const ttlSeconds = readSeconds(ENV.approvalTtlSeconds, { allowZero: false }, env);

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { ToolUsageError } from './errors';
 import { deriveCallIds } from './ids';
 import { codePointLength, isJsonObject, jsonErrorPosition, JsonObject, nestsDeeperThan } from './json';
-import { TOOL_NAME_PATTERN } from './names';
+import { TOOL_NAME_PATTERN } from './construct-contract';
 
 /** The largest envelope accepted, in bytes of UTF-8 JSON. */
 export const MAX_ENVELOPE_BYTES = 1 << 20;

@@ -8,7 +8,7 @@ import { requestApproval, resumeApproval } from './protocols/approval';
 import { runLeased } from './protocols/call-lease';
 import type { CallIdentity, Reply } from './reply';
 import { runCall } from './run-tool';
-import type { ApprovalRunner, CallStore } from './stores/types';
+import type { HandlerApprovalStore, CallStore } from './stores/types';
 import type { Tool } from './tool';
 
 /** What a `ToolExecutor` runs, and where it keeps approvals and calls (the stores' options: default-stores.ts). */
@@ -42,7 +42,7 @@ export interface ToolExecutorOptions extends ExecutorStoreOptions {
  * console.log(done.status); // ok
  */
 export class ToolExecutor implements EnvelopeRouter {
-  readonly approvals: ApprovalRunner | undefined;
+  readonly approvals: HandlerApprovalStore | undefined;
   readonly calls: CallStore | undefined;
   readonly owner: string;
   private readonly tools = new Map<string, Tool<any>>();
@@ -111,7 +111,7 @@ export class ToolExecutor implements EnvelopeRouter {
     return new Set([...allowed].filter((name) => this.tools.has(name)));
   }
 
-  private requireApprovals(what: string): ApprovalRunner {
+  private requireApprovals(what: string): HandlerApprovalStore {
     if (this.approvals) return this.approvals;
     throw new AdapterError(
       `${what}, but no approval store is configured: set TOOL_HANDLER_APPROVALS_ENGINE or TOOL_HANDLER_APPROVALS_TABLE, or pass \`approvals\` to ToolExecutor.`,

@@ -2,7 +2,7 @@ export { tool } from './tool';
 export type { ApprovalMode, Tool, ToolContext, ToolOptions } from './tool';
 export type { Caller, CallerClaim } from './caller';
 export { TOOL_MANIFEST } from './manifest';
-export type { ToolManifestItem } from './manifest';
+export type { ToolManifestEntry } from './manifest';
 export type { GatewayReply } from './events/gateway';
 export { ToolExecutor } from './executor';
 export type { ToolExecutorOptions } from './executor';

@@ -1,18 +1,10 @@
 import type { $ZodType } from 'zod/v4/core';
 import { configError } from './errors';
 import type { JsonObject } from './json';
-import { TOOL_MANIFEST_SYMBOL_KEY } from './names';
-import type { ApprovalMode, Tool } from './tool';
+import { TOOL_MANIFEST_SYMBOL_KEY, type ToolManifestEntry } from './construct-contract';
+import type { Tool } from './tool';
 
-/** One tool as the construct learns it at synth. */
-export interface ToolManifestItem {
-  readonly name: string;
-  readonly description?: string;
-  /** The input JSON Schema (`z.toJSONSchema`, input side); any JSON object without `input`. */
-  readonly inputSchema: JsonObject;
-  readonly approval: ApprovalMode;
-  readonly readOnly: boolean;
-}
+export type { ToolManifestEntry } from './construct-contract';
 
 /** The marker `toolHandler` sets on its handler: calling it gives the manifest. */
 export const TOOL_MANIFEST = Symbol.for(TOOL_MANIFEST_SYMBOL_KEY);
@@ -29,7 +21,7 @@ export function inputJsonSchema(input: $ZodType | undefined): JsonObject {
   return method.call(input, { io: 'input', unrepresentable: 'any' }) as JsonObject;
 }
 
-export function toolManifest(tools: readonly Tool<any>[]): ToolManifestItem[] {
+export function toolManifest(tools: readonly Tool<any>[]): ToolManifestEntry[] {
   return tools.map((t) => ({
     name: t.name,
     ...(t.description === undefined ? {} : { description: t.description }),

@@ -8,7 +8,7 @@ import { requesterView, type Caller } from './caller';
 import { ownerFrom } from './config';
 import { AdapterError, configError } from './errors';
 import type { JsonObject } from './json';
-import { OWNER_PATTERN, replyEventSource } from './names';
+import { OWNER_PATTERN, replyEventSource } from './construct-contract';
 import type { ErrorReply, Reply } from './reply';
 
 /** Where replies go for callers and approvers to learn of them. */

@@ -7,7 +7,7 @@ import { startInvocation, type HandlerSettings } from './events/invocation';
 import { ToolExecutor } from './executor';
 import { writeLogLines } from './log';
 import { markWithManifest } from './manifest';
-import { ENV, TOOL_NAME_PATTERN } from './names';
+import { ENV, TOOL_NAME_PATTERN } from './construct-contract';
 import { EventBridgeReplyPublisher, type ReplyPublisher } from './reply-bus';
 import type { Tool } from './tool';
 

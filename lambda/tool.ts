@@ -1,7 +1,7 @@
 // Structural: any zod 4 schema (classic `zod` or `zod/mini`, 4.0 and up) is a `$ZodType`. The types
 // resolve against the user's own zod (the package ships none), and `z.toJSONSchema` takes the same type.
 import { safeParseAsync, type $ZodType, type output as Output } from 'zod/v4/core';
-import { TOOL_NAME_PATTERN } from './names';
+import { TOOL_NAME_PATTERN } from './construct-contract';
 import { configError, ToolUsageError } from './errors';
 import type { Caller } from './caller';
 import type { JsonObject } from './json';

@@ -8,4 +8,4 @@ export * from './tool-handler';
 export * from './operations/tool-handler-alarm';
 export * from './tool-handler-ref';
 export * from './tool-handler-props';
-export * from './bundling/tool-manifest';
+export type { ToolManifestEntry } from '../lambda/construct-contract';

@@ -28,18 +28,17 @@ import { createGatewayTarget } from './hosts/gateway-target';
 import { createHandlerFunction } from './bundling/handler-function';
 import { createInvokeTask, FINAL_TOOL_ERRORS, RETRYABLE_TOOL_ERRORS } from './hosts/invoke-task';
 import { ToolInvokeTaskProps } from './hosts/invoke-task-props';
-import { ManifestTool } from './bundling/manifest-reader';
 import { notifyApprovers } from './approvals/notifications';
 import { addOperations, HandlerMetrics, operationsSettings } from './operations';
 import { grantInvokeHandler, grantReadApprovals, handlerStatements } from './permissions';
 import { grantReadAudit } from './permissions/audit';
 import { toolQueuesFor } from './hosts/queues';
-import { readToolManifest, toManifestEntry } from './bundling/read-tool-manifest';
+import { readToolManifest } from './bundling/read-tool-manifest';
 import { publishReplies } from './replies/reply-bus';
-import { replyEventSource } from '../lambda/names';
+import { replyEventSource } from '../lambda/construct-contract';
 import { IToolHandler } from './tool-handler-ref';
 import { ToolHandlerProps } from './tool-handler-props';
-import { ToolManifestEntry } from './bundling/tool-manifest';
+import type { ToolManifestEntry } from '../lambda/construct-contract';
 import { checkedSettings } from './validation';
 
 /**
@@ -170,7 +169,7 @@ export class ToolHandler extends Construct implements IToolHandler {
    */
   public readonly auditArchiveBucket?: s3.IBucket;
 
-  private readonly manifestTools?: ManifestTool[];
+  private readonly manifestTools?: ToolManifestEntry[];
   private readonly metrics: HandlerMetrics;
   private readonly props: ToolHandlerProps;
   private readonly eventSources: EventSourceRules;
@@ -214,7 +213,7 @@ export class ToolHandler extends Construct implements IToolHandler {
     });
     this.lambdaFunction = fn;
     this.manifestTools = readToolManifest(this, fn, props);
-    this.toolManifest = this.manifestTools?.map(toManifestEntry);
+    this.toolManifest = this.manifestTools;
     addQueueSource(fn, this.queue, props);
     handlerStatements(table, owner, approvals.engine).forEach((statement) => fn.addToRolePolicy(statement));
     const key = this.tableKey();

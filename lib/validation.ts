@@ -1,7 +1,7 @@
 import { Annotations, Duration, Token } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
-import { ENV } from '../lambda/names';
-import { OWNER_PATTERN, TOOL_NAME_PATTERN } from '../lambda/names';
+import { ENV } from '../lambda/construct-contract';
+import { OWNER_PATTERN, TOOL_NAME_PATTERN } from '../lambda/construct-contract';
 import { DEFAULTS, MAX_FUNCTION_TIMEOUT_SECONDS } from './defaults';
 import { atPath, fail } from './errors';
 import { checkEsbuild } from './bundling/esbuild-check';

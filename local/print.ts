@@ -5,7 +5,7 @@
  */
 import { formatAuditRecord, type AuditRecord } from '../console/audit-record';
 import { escapeJson, escapeText as t } from '../console/escape';
-import { REPLY_SOURCE_ROOT } from '../lambda/names';
+import { REPLY_SOURCE_ROOT } from '../lambda/construct-contract';
 import { REPLY_DETAIL_TYPES } from '../lambda/reply-bus';
 import type { BusEvent } from './endpoints';
 

@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { auditRecordOf } from '../console/audit-record';
 import { CliError } from '../console/errors';
-import { ENV, HANDLER_OWNER } from '../lambda/names';
+import { ENV, HANDLER_OWNER } from '../lambda/construct-contract';
 import { approvalKeyPrefix } from '../lambda/stores/dynamo-items';
 import { findToolHandlers, readStack, type FunctionResource, type Template, type ToolHandlerParts } from './assembly';
 import { createTableInput, startDynamo, type LocalDynamo } from './dynamo';

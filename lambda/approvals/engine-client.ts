@@ -1,9 +1,9 @@
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { StoreMisconfigured, StoreUnavailable, type ToolHandlerError } from '../errors';
-import { ENV } from '../names';
+import { ENV } from '../construct-contract';
 import { resolveRegion } from '../config';
 import type {
-  ApprovalRunner,
+  HandlerApprovalStore,
   ClaimInput,
   ClaimOutcome,
   CreateApprovalInput,
@@ -32,7 +32,7 @@ let sharedClient: LambdaClient | undefined;
  * throttled, failing or unreachable is a `StoreUnavailable` (retryable); one that does not exist or
  * that this function may not invoke is a `StoreMisconfigured`, which no retry can fix.
  */
-export class EngineApprovals implements ApprovalRunner {
+export class EngineApprovals implements HandlerApprovalStore {
   constructor(private readonly props: EngineApprovalsProps) {}
 
   async create(input: CreateApprovalInput): Promise<CreateApprovalOutcome> {

@@ -4,7 +4,7 @@
  * error and its `retryable` survive the trip.
  */
 import * as z from 'zod';
-import { TOOL_NAME_PATTERN } from '../names';
+import { TOOL_NAME_PATTERN } from '../construct-contract';
 import type { ApprovalRecord } from '../stores/types';
 import type { WireError } from './wire-errors';
 

@@ -8,7 +8,7 @@ import type { JsonObject } from '../json';
 import { errorReply, type CallIdentity, type ErrorReply, type Reply } from '../reply';
 import { deliver, refuse, type DeliveryTerms } from './host';
 import type { Invocation } from './invocation';
-import { settle } from './settle';
+import { finishDelivery } from './finish-delivery';
 
 /** A call as such a host reads it: whom it names, and its envelope or why it cannot run. */
 export interface ReplyCall extends CallIdentity {
@@ -26,7 +26,7 @@ export async function answerAsReply(call: ReplyCall, invocation: Invocation, sou
   if (call.refused) return { reply: await refusedAsReply(call.refused, call, invocation, source) };
   const ended = await deliver(invocation, call.envelope, source, undefined, terms);
   // A reply that did not reach the bus is logged there; the caller has it all the same.
-  await settle(ended, invocation.replies);
+  await finishDelivery(ended, invocation.replies);
   const { outcome } = ended;
   // An envelope refused as a whole (a tool name it does not accept) names no call: the host's call does.
   if (!outcome.ok) return { reply: errorReply(outcome.error, outcome.identity.runId === undefined ? call : outcome.identity) };
@@ -40,6 +40,6 @@ export async function refusedAsReply(
   invocation: Invocation,
   source: string,
 ): Promise<ErrorReply> {
-  await settle(refuse(error, call, source), invocation.replies);
+  await finishDelivery(refuse(error, call, source), invocation.replies);
   return errorReply(error, call);
 }

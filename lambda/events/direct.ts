@@ -1,6 +1,6 @@
 import type { Reply } from '../reply';
 import { deliver, type Host } from './host';
-import { replyOrThrow } from './settle';
+import { replyOrThrow } from './finish-delivery';
 
 /** A direct invoke as read: the event is the envelope; the request id names the delivery. */
 export interface DirectInvoke {

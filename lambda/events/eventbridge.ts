@@ -4,7 +4,7 @@ import { isJsonObject } from '../json';
 import type { Reply } from '../reply';
 import { deliver, type Host } from './host';
 import { asyncRetry } from './invocation';
-import { replyOrThrow } from './settle';
+import { replyOrThrow } from './finish-delivery';
 
 export type ToolCallEvent = EventBridgeEvent<string, unknown>;
 

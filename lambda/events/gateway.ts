@@ -7,7 +7,7 @@ import { overLimits } from '../envelope';
 import { sessionCallIds } from '../ids';
 import { isJsonObject, type JsonObject } from '../json';
 import { logWarning } from '../log';
-import { RESUME_APPROVAL_TOOL } from '../names';
+import { RESUME_APPROVAL_TOOL } from '../construct-contract';
 import type { ErrorReply, Reply } from '../reply';
 import { answerAsReply, refusedAsReply, type ReplyCall } from './as-reply';
 import type { Host } from './host';

@@ -4,7 +4,7 @@ import { logWarning } from '../log';
 import { deliver, refuse, type Host } from './host';
 import { sqsRedelivery, type Invocation } from './invocation';
 import { forEachBounded } from './pool';
-import { settle } from './settle';
+import { finishDelivery } from './finish-delivery';
 import { isFifoBatch, messageGroupOf, recordProblem, senderOf, sourceQueueOf, sqsRecordsOf, type ReceivedSqsRecord } from './sqs-records';
 
 /**
@@ -39,7 +39,7 @@ async function handleSqsBatch(records: readonly ReceivedSqsRecord[], invocation:
   const run = async (record: ReceivedSqsRecord) => {
     const ended = await handleRecord(record, invocation);
     if (ended.outcome.ok) publishing.add(record);
-    const delivered = await settle(ended, invocation.replies);
+    const delivered = await finishDelivery(ended, invocation.replies);
     publishing.delete(record);
     if (delivered) succeeded.add(record);
   };
@@ -52,7 +52,7 @@ async function handleSqsBatch(records: readonly ReceivedSqsRecord[], invocation:
         }
       })
     : forEachBounded(records, invocation.concurrency, invocation.deadline.signal, run);
-  await untilOrLater(work, invocation.returnBy);
+  await waitAtMostUntil(work, invocation.returnBy);
   for (const record of publishing) {
     succeeded.add(record);
     logWarning('the reply was still being published when the invocation had to return; the record counts as done', {
@@ -79,7 +79,7 @@ function handleRecord(record: ReceivedSqsRecord, invocation: Invocation): Promis
 }
 
 /** Waits for `work`, but not past `epochMs`. */
-async function untilOrLater(work: Promise<void>, epochMs: number): Promise<void> {
+async function waitAtMostUntil(work: Promise<void>, epochMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, Math.max(0, epochMs - Date.now()));

@@ -6,7 +6,7 @@ import { approvalsApi } from '../approvals/api';
 import { ownerFrom } from '../config';
 import { configError } from '../errors';
 import { metricsNamespace } from '../metrics/emf';
-import { ENV } from '../names';
+import { ENV } from '../construct-contract';
 import { DynamoApprovalStore } from '../stores/dynamo';
 
 const tableName = process.env[ENV.approvalsTable]?.trim();

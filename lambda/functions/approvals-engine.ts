@@ -5,7 +5,7 @@
 import { approvalsEngine } from '../approvals/engine';
 import { ownerFrom, readAllowlist, readSeconds } from '../config';
 import { configError } from '../errors';
-import { ENV } from '../names';
+import { ENV } from '../construct-contract';
 import { DynamoApprovalStore } from '../stores/dynamo';
 
 function required(name: string): string {

@@ -6,7 +6,7 @@ import { approvalsExpirer } from '../approvals/expirer';
 import { ownerFrom } from '../config';
 import { configError } from '../errors';
 import { metricsNamespace } from '../metrics/emf';
-import { ENV } from '../names';
+import { ENV } from '../construct-contract';
 import { EventBridgeReplyPublisher } from '../reply-bus';
 import { DynamoApprovalStore } from '../stores/dynamo';
 

@@ -6,7 +6,7 @@
  */
 import type { Env } from '../config';
 import { configError } from '../errors';
-import { ENV, INTERCEPTOR_ENV } from '../names';
+import { ENV, INTERCEPTOR_ENV } from '../construct-contract';
 
 export interface InterceptorSettings {
   /** The issuer's `/.well-known/openid-configuration` URL. */

@@ -5,7 +5,7 @@
  * costs one timestamp and one string join.
  */
 import type { Env } from '../config';
-import { ENV } from '../names';
+import { ENV } from '../construct-contract';
 import { DEFAULT_METRICS_NAMESPACE, type MetricUnit } from './names';
 
 /** One line's metrics: the directive and the root members it names. */

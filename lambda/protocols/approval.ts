@@ -23,7 +23,7 @@ import { approvalIdFor, callFingerprint } from '../ids';
 import type { AlreadyDoneReply, Reply } from '../reply';
 import { runTool } from '../run-tool';
 import { approvalGone } from '../stores/store-errors';
-import type { ApprovalRecord, ApprovalRunner, ClaimOutcome } from '../stores/types';
+import type { ApprovalRecord, HandlerApprovalStore, ClaimOutcome } from '../stores/types';
 import type { Tool } from '../tool';
 
 /**
@@ -31,7 +31,7 @@ import type { Tool } from '../tool';
  * executor knows it: its fingerprint, and whom it acts for (the approval records who asked).
  */
 export async function requestApproval(
-  approvals: ApprovalRunner,
+  approvals: HandlerApprovalStore,
   tool: Tool<any>,
   envelope: CallEnvelope,
   call: PlainCall,
@@ -83,7 +83,7 @@ export interface ResumeScope {
  * once its record is read, the outcome names the call the record holds.
  */
 export async function resumeApproval(
-  approvals: ApprovalRunner,
+  approvals: HandlerApprovalStore,
   approvalId: string,
   scope: ResumeScope,
   delivery: Delivery,
@@ -116,7 +116,7 @@ export async function resumeApproval(
 }
 
 async function runClaimed(
-  approvals: ApprovalRunner,
+  approvals: HandlerApprovalStore,
   claim: Extract<ClaimOutcome, { claimed: true }>,
   tool: Tool<any>,
   delivery: Delivery,

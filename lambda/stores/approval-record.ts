@@ -28,7 +28,7 @@ export interface FieldSpec {
 /** Fields the table stores; `status` and `hasResult` are derived from them. */
 type StoredField = Exclude<keyof ApprovalRecord, 'status' | 'hasResult'>;
 
-/** Each name is the table attribute's too (names.ts spells the attributes for IAM's conditions; a test holds them equal). */
+/** Each name is the table attribute's too (construct-contract.ts spells the attributes for IAM's conditions; a test holds them equal). */
 const APPROVAL_FIELDS: Readonly<Record<StoredField, FieldSpec>> = {
   approvalId: { form: 'text', api: true, atCreate: true },
   tool: { form: 'text', api: true, atCreate: true },

@@ -8,7 +8,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { storeUnavailable, ToolUsageError } from '../errors';
 import { callFingerprint } from '../ids';
 import { logWarning } from '../log';
-import { APPROVAL_ATTRIBUTES as A, DECISION, DECISION_ATTRIBUTES as D, TABLE } from '../names';
+import { APPROVAL_ATTRIBUTES as A, DECISION, DECISION_ATTRIBUTES as D, TABLE } from '../construct-contract';
 import { Expression } from './dynamo-expression';
 import { callApprovalExpired } from './store-errors';
 import { newApprovalRecord } from './approval-record';

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { storeUnavailable } from '../errors';
 import { logWarning } from '../log';
-import { CALL_ATTRIBUTES as C, TABLE } from '../names';
+import { CALL_ATTRIBUTES as C, TABLE } from '../construct-contract';
 import { Expression } from './dynamo-expression';
 import {
   CALL_STATE,

@@ -5,7 +5,7 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ToolUsageError } from '../errors';
 import { callFingerprint } from '../ids';
-import { APPROVAL_ATTRIBUTES as A, DECISION, DECISION_ATTRIBUTES as D, TABLE } from '../names';
+import { APPROVAL_ATTRIBUTES as A, DECISION, DECISION_ATTRIBUTES as D, TABLE } from '../construct-contract';
 import { approvalMissing, decisionRefused, unknownPosition } from './store-errors';
 import { readApproval } from './dynamo-approvals';
 import { Expression } from './dynamo-expression';

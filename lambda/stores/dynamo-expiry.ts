@@ -7,7 +7,7 @@
  * never history.
  */
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { APPROVAL_ATTRIBUTES as A, DECISION_ATTRIBUTES as D, TABLE } from '../names';
+import { APPROVAL_ATTRIBUTES as A, DECISION_ATTRIBUTES as D, TABLE } from '../construct-contract';
 import { Expression } from './dynamo-expression';
 import { approvalKey, type Item, nowInSeconds, toApprovalRecord } from './dynamo-items';
 import { read, type TableContext, write } from './dynamo-table';

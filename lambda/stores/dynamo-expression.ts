@@ -7,7 +7,7 @@ export class Expression {
   private readonly values: Record<string, unknown> = {};
   private count = 0;
 
-  /** `#attr` for an attribute name (every name in `names.ts` is a plain identifier). */
+  /** `#attr` for an attribute name (every name in `construct-contract.ts` is a plain identifier). */
   name(attribute: string): string {
     const placeholder = `#${attribute}`;
     this.names[placeholder] = attribute;

@@ -10,7 +10,7 @@ import { type TableContext, tableContext } from './dynamo-table';
 import { configError } from '../errors';
 import { resolveStoreOptions, type StoreOptions } from './options';
 import type {
-  ApprovalRunner,
+  HandlerApprovalStore,
   BeginInput,
   BeginOutcome,
   CallKey,
@@ -47,7 +47,7 @@ export interface DynamoApprovalStoreProps extends StoreOptions {
  * const store = new DynamoHandlerStore({ tableName: process.env.APPROVALS_TABLE! });
  * export const handler = toolHandler(new ToolExecutor({ tools, approvals: store }));
  */
-export class DynamoHandlerStore implements ApprovalRunner, CallStore {
+export class DynamoHandlerStore implements HandlerApprovalStore, CallStore {
   protected readonly table: TableContext;
 
   constructor(props: DynamoApprovalStoreProps) {

@@ -1,9 +1,9 @@
 /**
- * How approvals and calls sit in the table (layout in `names.ts`): item keys, item-to-record
+ * How approvals and calls sit in the table (layout in `construct-contract.ts`): item keys, item-to-record
  * mapping, the expiry rule and item sizes. No SDK calls here.
  */
 import { createHash } from 'node:crypto';
-import { APPROVAL_ATTRIBUTES as A, DECISION, DECISION_ATTRIBUTES as D, TABLE } from '../names';
+import { APPROVAL_ATTRIBUTES as A, DECISION, DECISION_ATTRIBUTES as D, TABLE } from '../construct-contract';
 import { approvalFields, fromAttribute, toAttribute } from './approval-record';
 import type { ApprovalRecord, ApprovalStatus, CallKey } from './types';
 

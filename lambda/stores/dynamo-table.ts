@@ -8,7 +8,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { resolveRegion } from '../config';
 import { StoreMisconfigured, storeUnavailable, type StoreUnavailable } from '../errors';
-import { ENV, INDEXES, TABLE } from '../names';
+import { ENV, INDEXES, TABLE } from '../construct-contract';
 import { Expression } from './dynamo-expression';
 import type { Item } from './dynamo-items';
 

@@ -1,5 +1,5 @@
 /**
- * Approvals and duplicate calls in one DynamoDB table (layout in `names.ts`).
+ * Approvals and duplicate calls in one DynamoDB table (layout in `construct-contract.ts`).
  *
  * Every state change is one conditional write:
  * - dynamo-approvals.ts: the running side of approvals (create, claim, release, complete; get, read),

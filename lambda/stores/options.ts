@@ -1,5 +1,5 @@
 import { configError } from '../errors';
-import { HANDLER_OWNER, OWNER_PATTERN } from '../names';
+import { HANDLER_OWNER, OWNER_PATTERN } from '../construct-contract';
 
 /** Options both built-in stores share. */
 export interface StoreOptions {

@@ -127,7 +127,7 @@ export interface ListPage {
  * What a tool handler needs of approvals: create one for a call, and claim, release and
  * complete a decided one. The construct's handler reaches these through the approvals engine.
  */
-export interface ApprovalRunner {
+export interface HandlerApprovalStore {
   /** Creates the approval if absent (idempotent); returns it as it stands either way. */
   create(input: CreateApprovalInput): Promise<CreateApprovalOutcome>;
   /**
@@ -142,7 +142,7 @@ export interface ApprovalRunner {
   complete(approvalId: string, token: string, result: unknown): Promise<void>;
 }
 
-export interface ApprovalStore extends ApprovalRunner {
+export interface ApprovalStore extends HandlerApprovalStore {
   /** The approval, or `undefined` when missing or expired. */
   get(approvalId: string): Promise<ApprovalRecord | undefined>;
   /** The approval whatever its status (`expired` included), or `undefined` when missing. */

@@ -4,7 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { API_URL_OUTPUT_SUFFIX, ENV } from '../../lambda/names';
+import { API_URL_OUTPUT_SUFFIX, ENV } from '../../lambda/construct-contract';
 import { auditLogRetentionOf, logRetentionOf } from '../audit/audit-retention';
 import { defaultArchitecture, defaultRuntime } from '../defaults';
 import { packagedFunctionCode, PackagedFunction } from '../bundling/packaged-code';

@@ -2,7 +2,7 @@ import { Annotations, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import { INDEXES, IndexLayout, TABLE } from '../../lambda/names';
+import { INDEXES, IndexLayout, TABLE } from '../../lambda/construct-contract';
 import { makesResumePath } from './auto-resume';
 import { fail } from '../errors';
 import { ToolHandlerProps } from '../tool-handler-props';
@@ -23,7 +23,7 @@ interface ApprovalsTableOptions {
 }
 
 /**
- * The table the runtime's DynamoDB store uses (lambda/names.ts `TABLE`): approvals (`approval#...`)
+ * The table the runtime's DynamoDB store uses (lambda/construct-contract.ts `TABLE`): approvals (`approval#...`)
  * and duplicate-suppressed calls (`call#...`) under one String partition key, no sort key, expired by
  * TTL. On demand, since tool calls come in bursts; point-in-time recovery, since approvals are an
  * audit trail; retained on stack deletion unless told otherwise. Two per-owner indexes of approval

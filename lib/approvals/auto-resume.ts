@@ -6,7 +6,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as pipes from 'aws-cdk-lib/aws-pipes';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct, IConstruct } from 'constructs';
-import { APPROVAL_ATTRIBUTES as A, DECISION_ATTRIBUTES as D, TABLE } from '../../lambda/names';
+import { APPROVAL_ATTRIBUTES as A, DECISION_ATTRIBUTES as D, TABLE } from '../../lambda/construct-contract';
 import { DEFAULTS } from '../defaults';
 import { fail } from '../errors';
 import { grantResumePipe, onlyThePipePutsStatement, wallOffSharedRole } from '../permissions';

@@ -4,7 +4,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { API_URL_OUTPUT_SUFFIX, replyEventSource } from '../../lambda/names';
+import { API_URL_OUTPUT_SUFFIX, replyEventSource } from '../../lambda/construct-contract';
 import { DEFAULTS } from '../defaults';
 import { fail } from '../errors';
 import { allowDeadLetters } from '../hosts/eventbridge-sends';

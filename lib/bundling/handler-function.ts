@@ -8,7 +8,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Duration } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { ENV } from '../../lambda/names';
+import { ENV } from '../../lambda/construct-contract';
 import { auditLogRetentionOf } from '../audit/audit-retention';
 import { DEFAULTS, defaultArchitecture, defaultRuntime } from '../defaults';
 import { wallOffRole } from '../permissions';

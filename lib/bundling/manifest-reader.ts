@@ -2,29 +2,22 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { ToolManifestEntry } from '../../lambda/construct-contract';
 import { MANIFEST_SCRIPT } from './manifest-script';
 
-/** A tool as the bundle's manifest describes it (`lambda/manifest.ts`). */
-export interface ManifestTool {
-  readonly name: string;
-  readonly description?: string;
-  readonly inputSchema: { [key: string]: any };
-  readonly approval: string;
-  readonly readOnly: boolean;
-}
 
 /** The tools of `manifest` that `allowlist` names, in the manifest's order; undefined without a manifest. */
 export function allowlistedTools(
-  manifest: readonly ManifestTool[] | undefined,
+  manifest: readonly ToolManifestEntry[] | undefined,
   allowlist: readonly string[],
-): ManifestTool[] | undefined {
+): ToolManifestEntry[] | undefined {
   const allowed = new Set(allowlist);
   return manifest?.filter((tool) => allowed.has(tool.name));
 }
 
 /** What reading a bundle's manifest found. */
 export type ManifestOutcome =
-  | { readonly tools: ManifestTool[] }
+  | { readonly tools: ToolManifestEntry[] }
   | { readonly problem: 'load' | 'manifest' | 'timeout'; readonly message: string }
   | { readonly problem: 'missing'; readonly exports: string[] }
   | { readonly problem: 'notToolHandler'; readonly got: string };

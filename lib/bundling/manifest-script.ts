@@ -1,4 +1,4 @@
-import { TOOL_MANIFEST_SYMBOL_KEY } from '../../lambda/names';
+import { TOOL_MANIFEST_SYMBOL_KEY } from '../../lambda/construct-contract';
 
 /**
  * The script the construct runs at synth, in a child `node` process, to read the tools manifest

@@ -5,9 +5,9 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
 import { DEFAULTS } from '../defaults';
 import { fail } from '../errors';
-import { ManifestTool, readBundleManifest, stubPatterns } from './manifest-reader';
+import type { ToolManifestEntry } from '../../lambda/construct-contract';
+import { readBundleManifest, stubPatterns } from './manifest-reader';
 import { ToolHandlerProps } from '../tool-handler-props';
-import { ToolManifestEntry } from './tool-manifest';
 
 /**
  * Context key that turns the synth-time manifest step off (`true`): no checks of `tools` and
@@ -21,7 +21,7 @@ export const SKIP_MANIFEST_CONTEXT = 'cdk-tool-handler:skipManifest';
  * not a `toolHandler`, throws here, at construction. Returns `undefined` (with an info annotation)
  * when there is no bundle to read: bundling skipped for this stack, or the step turned off.
  */
-export function readToolManifest(scope: Construct, fn: nodejs.NodejsFunction, props: ToolHandlerProps): ManifestTool[] | undefined {
+export function readToolManifest(scope: Construct, fn: nodejs.NodejsFunction, props: ToolHandlerProps): ToolManifestEntry[] | undefined {
   const skipped = (why: string) => {
     Annotations.of(scope).addInfo(
       `The tools manifest was not read (${why}): \`tools\` and \`handler\` were not checked against ${props.entry}.`,
@@ -65,7 +65,7 @@ export function readToolManifest(scope: Construct, fn: nodejs.NodejsFunction, pr
   }
 }
 
-function checkAllowlist(scope: Construct, props: ToolHandlerProps, tools: readonly ManifestTool[]): void {
+function checkAllowlist(scope: Construct, props: ToolHandlerProps, tools: readonly ToolManifestEntry[]): void {
   const defined = new Set(tools.map((t) => t.name));
   const unknown = props.tools.filter((name) => !defined.has(name));
   if (unknown.length === 0) return;
@@ -74,15 +74,4 @@ function checkAllowlist(scope: Construct, props: ToolHandlerProps, tools: readon
       `It defines: ${[...defined].join(', ') || 'none'}.`,
     scope,
   );
-}
-
-/** A manifest tool as `toolManifest` exposes it (jsii-safe: the schema as JSON text). */
-export function toManifestEntry(tool: ManifestTool): ToolManifestEntry {
-  return {
-    name: tool.name,
-    ...(tool.description === undefined ? {} : { description: tool.description }),
-    inputSchema: JSON.stringify(tool.inputSchema),
-    approval: tool.approval,
-    readOnly: tool.readOnly,
-  };
 }

@@ -2,11 +2,11 @@ import { Annotations, Token } from 'aws-cdk-lib';
 import * as bedrock from 'aws-cdk-lib/aws-bedrock';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { ENV } from '../../lambda/names';
+import { ENV, type ToolManifestEntry } from '../../lambda/construct-contract';
 import { AddToBedrockAgentOptions } from './bedrock-agent-options';
 import { fail } from '../errors';
 import { Json, singleTyped } from './gateway-schema';
-import { allowlistedTools, ManifestTool } from '../bundling/manifest-reader';
+import { allowlistedTools } from '../bundling/manifest-reader';
 import { permitBedrockAgent } from '../permissions';
 
 /** What Bedrock accepts as a function, parameter or action group name. */
@@ -23,14 +23,14 @@ const SERVICE = 'Bedrock Agents';
  */
 export function bedrockFunctionSchema(
   scope: Construct,
-  manifest: readonly ManifestTool[] | undefined,
+  manifest: readonly ToolManifestEntry[] | undefined,
   allowlist: readonly string[],
 ): bedrock.CfnAgent.FunctionSchemaProperty {
   const warn = (message: string) => Annotations.of(scope).addWarningV2('cdk-tool-handler:bedrockSchema', message);
   if (!manifest) {
     warn('No tools manifest was read (bundling skipped): each allowlisted tool is sent to Bedrock Agents without parameters.');
   }
-  const tools = allowlistedTools(manifest, allowlist) ?? allowlist.map((name): ManifestTool => ({ name, inputSchema: {}, approval: 'never', readOnly: false }));
+  const tools = allowlistedTools(manifest, allowlist) ?? allowlist.map((name): ToolManifestEntry => ({ name, inputSchema: {}, approval: 'never', readOnly: false }));
   const functions: bedrock.CfnAgent.FunctionProperty[] = [];
   for (const tool of tools) {
     if (!BEDROCK_NAME.test(tool.name)) {
@@ -47,7 +47,7 @@ export function bedrockFunctionSchema(
 
 /** The function's parameters, or `undefined` (with a warning) when Bedrock cannot carry its args. */
 function parametersOf(
-  tool: ManifestTool,
+  tool: ToolManifestEntry,
   warn: (message: string) => void,
 ): Record<string, bedrock.CfnAgent.ParameterDetailProperty> | undefined {
   const schema = tool.inputSchema as Json;

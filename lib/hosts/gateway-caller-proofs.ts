@@ -5,7 +5,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct, IConstruct } from 'constructs';
-import { ENV, INTERCEPTOR_ENV } from '../../lambda/names';
+import { ENV, INTERCEPTOR_ENV } from '../../lambda/construct-contract';
 import { CallerIdentity } from './caller-identity';
 import { DEFAULTS, defaultArchitecture, defaultRuntime } from '../defaults';
 import { fail } from '../errors';

@@ -1,6 +1,5 @@
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
-import { RESUME_APPROVAL_TOOL } from '../../lambda/names';
-import { ManifestTool } from '../bundling/manifest-reader';
+import { RESUME_APPROVAL_TOOL, type ToolManifestEntry } from '../../lambda/construct-contract';
 
 /**
  * A tool's input JSON Schema reduced to what AgentCore Gateway's inline schema accepts:
@@ -22,7 +21,7 @@ export interface GatewayTools {
 }
 
 /** The inline tool definitions of `tools`, in their order, with the warnings they raise. */
-export function gatewayToolDefinitions(tools: readonly ManifestTool[]): GatewayTools {
+export function gatewayToolDefinitions(tools: readonly ToolManifestEntry[]): GatewayTools {
   const warnings: string[] = [];
   const definitions = tools.map((tool): agentcore.ToolDefinition => {
     let description = tool.description?.trim();

@@ -6,9 +6,9 @@ import { CALLER_PROOF_HEADER } from '../../lambda/caller-proof';
 import { fail } from '../errors';
 import { acknowledgeGatewayInvoke, GatewayCallerProofs } from './gateway-caller-proofs';
 import { AddToGatewayOptions } from './gateway-options';
-import { RESUME_APPROVAL_TOOL } from '../../lambda/names';
+import { RESUME_APPROVAL_TOOL, type ToolManifestEntry } from '../../lambda/construct-contract';
 import { gatewayToolDefinitions, placeholderDefinition, resumeApprovalDefinition } from './gateway-schema';
-import { allowlistedTools, ManifestTool } from '../bundling/manifest-reader';
+import { allowlistedTools } from '../bundling/manifest-reader';
 
 /** AgentCore's limit on `<target>___<tool>`, the name an MCP client sees. */
 const MAX_QUALIFIED_NAME = 64;
@@ -20,7 +20,7 @@ export interface GatewayTargetInput {
   /** The allowlist, in the order of the props. */
   readonly allowlist: readonly string[];
   /** The manifest read at synth, if any. */
-  readonly manifest: readonly ManifestTool[] | undefined;
+  readonly manifest: readonly ToolManifestEntry[] | undefined;
   readonly options: AddToGatewayOptions;
   /** The handler's owner: whose walls the gateway's interceptor carries when `callerIdentity` makes it. */
   readonly owner: string;

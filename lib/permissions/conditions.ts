@@ -1,6 +1,6 @@
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { TABLE } from '../../lambda/names';
+import { TABLE } from '../../lambda/construct-contract';
 
 /**
  * The conditions that wall owners off from each other on the approvals table, and the one statement

@@ -1,6 +1,6 @@
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { APPROVAL_ATTRIBUTES, DECISION_ATTRIBUTES, TABLE } from '../../lambda/names';
+import { APPROVAL_ATTRIBUTES, DECISION_ATTRIBUTES, TABLE } from '../../lambda/construct-contract';
 import { indexArn, onlyPartition, updateApprovalsNaming } from './conditions';
 
 /** What the expirer's mark may name: the key, `expiredAt`, the pending mark it removes, and what its condition tests. */

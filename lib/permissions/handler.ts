@@ -1,7 +1,7 @@
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { CALL_ATTRIBUTES, TABLE } from '../../lambda/names';
+import { CALL_ATTRIBUTES, TABLE } from '../../lambda/construct-contract';
 import { FUNCTION_ROLE, TAG } from './tags';
 import { invokeFunctionStatement } from './callers';
 import { callKeys, onlyItems } from './conditions';

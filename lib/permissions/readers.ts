@@ -1,7 +1,7 @@
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
-import { TABLE } from '../../lambda/names';
+import { TABLE } from '../../lambda/construct-contract';
 import { approvalKeys, indexArn, onlyItems, onlyPartition } from './conditions';
 
 /** Read-only access to one owner's approvals: GetItem of its approval items, Query of its partitions of both indexes. */

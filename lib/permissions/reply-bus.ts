@@ -1,6 +1,6 @@
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { REPLY_SOURCE_ROOT, replyEventSource } from '../../lambda/names';
+import { REPLY_SOURCE_ROOT, replyEventSource } from '../../lambda/construct-contract';
 import { PUBLISHER_TAG, TAG } from './tags';
 
 /**

@@ -1,7 +1,7 @@
 import { Stack, Token, TokenComparison } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import { Construct } from 'constructs';
-import { REPLY_SOURCE_ROOT } from '../../lambda/names';
+import { REPLY_SOURCE_ROOT } from '../../lambda/construct-contract';
 import { fail } from '../errors';
 
 /**

@@ -11,7 +11,7 @@ import { describeCliContract, type ApiUnderTest } from './cli-contract';
 describeCliContract('the approvals API function on dynalite', async (): Promise<ApiUnderTest> => {
   // Loaded here, not at the top: the entry reads its environment when it is imported.
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const { ENV } = require('../../lambda/names') as typeof import('../../lambda/names');
+  const { ENV } = require('../../lambda/construct-contract') as typeof import('../../lambda/construct-contract');
   const { DynamoApprovalStore } = require('../../lambda/stores/dynamo') as typeof import('../../lambda/stores/dynamo');
   const { approvalIdFor, callFingerprint } = require('../../lambda/ids') as typeof import('../../lambda/ids');
   const { tableName, client } = await createTestTable();

@@ -6,7 +6,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { callFingerprint } from '../../lambda/ids';
-import { TABLE } from '../../lambda/names';
+import { TABLE } from '../../lambda/construct-contract';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
 import { ToolHandler } from '../../lib';
 import { decisionFilter, RESUME_INPUT_TEMPLATE } from '../../lib/approvals/auto-resume';

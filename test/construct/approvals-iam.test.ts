@@ -5,7 +5,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { callFingerprint } from '../../lambda/ids';
 import * as lambdaLib from 'aws-cdk-lib/aws-lambda';
-import { CALL_ATTRIBUTES, TABLE } from '../../lambda/names';
+import { CALL_ATTRIBUTES, TABLE } from '../../lambda/construct-contract';
 import { ToolHandler } from '../../lib';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
 import { createTestTable } from '../support/dynamo';

@@ -7,7 +7,7 @@ import { Stack } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
-import { INDEXES, TABLE } from '../../lambda/names';
+import { INDEXES, TABLE } from '../../lambda/construct-contract';
 import { thrown } from '../support/thrown';
 import { toolStack, unbundledApp, withApprovalIndexes } from './helpers';
 

@@ -6,7 +6,7 @@
  * of the schema (lambda/audit.ts), says who asked, and holds no value of any call's args.
  */
 import * as path from 'node:path';
-import { ENV } from '../../lambda/names';
+import { ENV } from '../../lambda/construct-contract';
 import { callFingerprint } from '../../lambda/ids';
 import { hostApprovals, sdkOnlyNodePath, synthesizeBundle, type SynthesizedBundle } from '../support/bundle-child';
 import { createTestTable, dynaliteEndpoint } from '../support/dynamo';

@@ -10,7 +10,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { TABLE } from '../../lambda/names';
+import { TABLE } from '../../lambda/construct-contract';
 import { ToolHandler, ToolHandlerProps } from '../../lib';
 import { ENV, props } from './helpers';
 

@@ -8,7 +8,7 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { SampleStack } from '../../bin/sample-stack';
-import { ENV as VARIABLES } from '../../lambda/names';
+import { ENV as VARIABLES } from '../../lambda/construct-contract';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
 import { createTestTable, dynaliteEndpoint } from '../support/dynamo';
 import { eventBridgeEvent, sqsEvent, sqsRecord } from '../support/events';

@@ -1,6 +1,6 @@
 import { CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { ENV, INDEXES, OWNER_PATTERN, TABLE } from '../../lambda/names';
+import { ENV, INDEXES, OWNER_PATTERN, TABLE } from '../../lambda/construct-contract';
 import { actionsOf, handlerResource, onlyResource, statementsOfRole, toolStack, unbundledApp } from './helpers';
 
 /** Every default of §8, read off one stack built with only the required props. */
@@ -199,7 +199,7 @@ describe('the approvals table', () => {
     });
   });
 
-  test('its indexes are exactly those of lambda/names.ts INDEXES, which the stores read', () => {
+  test('its indexes are exactly those of lambda/construct-contract.ts INDEXES, which the stores read', () => {
     expect(table.resource.Properties.GlobalSecondaryIndexes.map((i: any) => i.IndexName)).toEqual(INDEXES.map((i) => i.name));
     expect(table.resource.Properties.GlobalSecondaryIndexes.map((i: any) => i.IndexName)).not.toContain('approvals');
   });

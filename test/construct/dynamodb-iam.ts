@@ -1,4 +1,4 @@
-import { INDEXES, TABLE } from '../../lambda/names';
+import { INDEXES, TABLE } from '../../lambda/construct-contract';
 import { conditionsHold, coversAction, decide, wildcard, type Decision } from './iam-evaluation';
 
 /**

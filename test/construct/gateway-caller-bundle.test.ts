@@ -19,7 +19,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { argsDigest, CALLER_PROOF_HEADER, CALLER_PROOF_LIFETIME_S, proofOf, statementPayload, type CallerStatement } from '../../lambda/caller-proof';
-import { ENV } from '../../lambda/names';
+import { ENV } from '../../lambda/construct-contract';
 import { startKms, type LocalKms } from '../../local/kms';
 import { CallerIdentity, ToolHandler } from '../../lib';
 import { invokeBundleWithOutput, sdkOnlyNodePath, synthesizedFunction, type BundleRun, type Invocation, type SynthesizedFunction } from '../support/bundle-child';

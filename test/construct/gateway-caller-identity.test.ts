@@ -17,7 +17,7 @@ import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { CALLER_PROOF_HEADER } from '../../lambda/caller-proof';
-import { ENV as VARS, INTERCEPTOR_ENV } from '../../lambda/names';
+import { ENV as VARS, INTERCEPTOR_ENV } from '../../lambda/construct-contract';
 import { CallerIdentity, ToolHandler } from '../../lib';
 import { FUNCTION_ROLE, TAG } from '../../lib/permissions/tags';
 import { conditionsHold, coversAction, decide, wildcard, type Decision } from './iam-evaluation';

@@ -12,7 +12,7 @@
  */
 import * as path from 'node:path';
 import { CALLER_PROOF_HEADER, callerFromProof, publicKeyOf } from '../../lambda/caller-proof';
-import { ENV, INTERCEPTOR_ENV } from '../../lambda/names';
+import { ENV, INTERCEPTOR_ENV } from '../../lambda/construct-contract';
 import { startKms, type LocalKms } from '../../local/kms';
 import { invokeBundleWithOutput, type BundleRun, type Invocation } from '../support/bundle-child';
 import { LOCAL_AWS_CREDENTIALS, LOCAL_AWS_ENV } from '../support/local-aws';

@@ -10,14 +10,14 @@ import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { createGatewayTarget } from '../../lib/hosts/gateway-target';
-import type { ManifestTool } from '../../lib/bundling/manifest-reader';
+import type { ToolManifestEntry } from '../../lambda/construct-contract';
 import { ENV } from './helpers';
 
-function manifestTool(name: string, approval: string): ManifestTool {
+function manifestTool(name: string, approval: string): ToolManifestEntry {
   return { name, description: `${name}.`, inputSchema: { type: 'object', properties: { id: { type: 'string' } } }, approval, readOnly: false };
 }
 
-function inlinePayload(manifest: ManifestTool[] | undefined, allowlist = manifest?.map((t) => t.name) ?? ['a']): any[] {
+function inlinePayload(manifest: ToolManifestEntry[] | undefined, allowlist = manifest?.map((t) => t.name) ?? ['a']): any[] {
   const stack = new Stack(new App(), 'Gw', { env: ENV });
   const scope = new Construct(stack, 'Tools');
   const fn = new lambda.Function(stack, 'Fn', { runtime: lambda.Runtime.NODEJS_22_X, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler = 1') });

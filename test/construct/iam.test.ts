@@ -3,7 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
-import { APPROVAL_ATTRIBUTES, CALL_ATTRIBUTES, DECISION_ATTRIBUTES, TABLE } from '../../lambda/names';
+import { APPROVAL_ATTRIBUTES, CALL_ATTRIBUTES, DECISION_ATTRIBUTES, TABLE } from '../../lambda/construct-contract';
 import { ToolHandler } from '../../lib';
 import { CALL_ITEM_ATTRIBUTES, DECIDE_ATTRIBUTE_NAMES } from '../../lib/permissions';
 import { actionsOf, onlyResource, statementsOfRole, toolStack, unbundledApp, handlerResource, withApprovalIndexes } from './helpers';
@@ -96,7 +96,7 @@ describe("the function's policy", () => {
         },
       },
     ]);
-    // The key, the expiry and TTL attributes, and the call item's own (lambda/names.ts CALL_ATTRIBUTES), nothing else.
+    // The key, the expiry and TTL attributes, and the call item's own (lambda/construct-contract.ts CALL_ATTRIBUTES), nothing else.
     expect([...CALL_ITEM_ATTRIBUTES].sort()).toEqual(['pk', 'expiresAt', 'deleteAt', ...Object.values(CALL_ATTRIBUTES)].sort());
     expect(CALL_ITEM_ATTRIBUTES).toEqual(expect.arrayContaining(['pk', 'kind', 'state', 'leaseToken', 'leaseUntil', 'heldUntil', 'reply']));
     // Never an approval's attribute, nor an index key: a call item naming one would put a kept reply into an

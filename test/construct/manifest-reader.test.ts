@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
-import { TOOL_MANIFEST_SYMBOL_KEY } from '../../lambda/names';
+import { TOOL_MANIFEST_SYMBOL_KEY } from '../../lambda/construct-contract';
 import { readBundleManifest } from '../../lib/bundling/manifest-reader';
 
 const FIXTURE = path.join(__dirname, '..', 'fixtures', 'gateway-tools.ts');

@@ -27,13 +27,13 @@ describe('toolManifest', () => {
       { name: 'lookup', description: undefined, approval: 'never', readOnly: true },
       { name: 'internal', description: 'Not in any allowlist.', approval: 'never', readOnly: false },
     ]);
-    expect(JSON.parse(manifest[1].inputSchema)).toEqual({
+    expect(manifest[1].inputSchema).toEqual({
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
       properties: { orderId: { type: 'string', minLength: 1 } },
       required: ['orderId'],
     });
-    expect(JSON.parse(manifest[3].inputSchema)).toEqual({ type: 'object' });
+    expect(manifest[3].inputSchema).toEqual({ type: 'object' });
   });
 
   test('is undefined, with an info annotation, when bundling is skipped', () => {

@@ -10,7 +10,7 @@
  */
 import * as path from 'node:path';
 import { callFingerprint } from '../../lambda/ids';
-import { ENV } from '../../lambda/names';
+import { ENV } from '../../lambda/construct-contract';
 import { hostApprovals, sdkOnlyNodePath, synthesizeBundle, type SynthesizedBundle } from '../support/bundle-child';
 import { createTestTable, dynaliteEndpoint } from '../support/dynamo';
 import { emfProblems, emittedMetrics, metricIdentity } from '../support/emf-spec';

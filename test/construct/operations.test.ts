@@ -11,7 +11,7 @@ import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { ENV } from '../../lambda/names';
+import { ENV } from '../../lambda/construct-contract';
 import { ToolHandler, ToolHandlerAlarm, ToolHandlerProps } from '../../lib';
 import { ENV as STACK_ENV, props, toolStack, unbundledApp } from './helpers';
 

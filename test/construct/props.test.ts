@@ -6,7 +6,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { ENV, OWNER_PATTERN, replyEventSource, TABLE } from '../../lambda/names';
+import { ENV, OWNER_PATTERN, replyEventSource, TABLE } from '../../lambda/construct-contract';
 import { ToolHandler, ToolHandlerProps } from '../../lib';
 import { actionsOf, handlerResource, onlyResource, props, statementsOfRole, toolStack, unbundledApp, withApprovalIndexes } from './helpers';
 

@@ -14,7 +14,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { ENV } from '../../lambda/names';
+import { ENV } from '../../lambda/construct-contract';
 import { ToolHandler } from '../../lib';
 import type { BusEvent } from '../../local/endpoints';
 import { Resolver } from '../../local/intrinsics';

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { ENV } from '../../lambda/names';
+import { ENV } from '../../lambda/construct-contract';
 import { ToolHandler } from '../../lib';
 import { invokeBundle, sdkOnlyNodePath, synthesizedFunction, type SynthesizedFunction } from '../support/bundle-child';
 import { createTestTable, dynaliteEndpoint } from '../support/dynamo';

@@ -4,7 +4,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct, IConstruct } from 'constructs';
-import { ENV, OWNER_PATTERN, TABLE } from '../../lambda/names';
+import { ENV, OWNER_PATTERN, TABLE } from '../../lambda/construct-contract';
 import { addApprovalIndexes } from '../../lib/approvals/approvals-table';
 import { ToolHandler, ToolHandlerProps } from '../../lib';
 import { ENV as STACK_ENV, props, unbundledApp } from './helpers';

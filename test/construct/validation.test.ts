@@ -3,7 +3,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ENV, replyEventSource, REPLY_SOURCE_ROOT } from '../../lambda/names';
+import { ENV, replyEventSource, REPLY_SOURCE_ROOT } from '../../lambda/construct-contract';
 import { ToolHandler, ToolHandlerProps } from '../../lib';
 import { ENV as ACCOUNT, props, unbundledApp, withApprovalIndexes } from './helpers';
 

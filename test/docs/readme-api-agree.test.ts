@@ -2,13 +2,13 @@
  * What the README and API.md both state holds one truth (issue 21): the approvals table's key, TTL
  * attribute, indexes and stream, as the `approvalsTable` prop's TSDoc (lib/tool-handler-props.ts,
  * which jsii-docgen turns into API.md) and the README's sections say them, against the names the
- * construct and the runtime share (lambda/names.ts). And the README's Python app uses only props and
+ * construct and the runtime share (lambda/construct-contract.ts). And the README's Python app uses only props and
  * methods the construct has, in their Python (snake_case) names.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { INDEXES, TABLE } from '../../lambda/names';
+import { INDEXES, TABLE } from '../../lambda/construct-contract';
 
 const ROOT = path.join(__dirname, '..', '..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');

@@ -7,7 +7,7 @@
  * refusal above is a refusal of the attacker, not of every request).
  */
 import { callFingerprint } from '../../lambda/ids';
-import { APPROVAL_ATTRIBUTES as A, DECISION, DECISION_ATTRIBUTES as D, TABLE } from '../../lambda/names';
+import { APPROVAL_ATTRIBUTES as A, DECISION, DECISION_ATTRIBUTES as D, TABLE } from '../../lambda/construct-contract';
 import { ApprovalsClient } from '../../approvals-client/client';
 import { toEndpoint } from '../../approvals-client/endpoint';
 import { LocalRun } from '../../local/runtime';

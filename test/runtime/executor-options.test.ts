@@ -4,7 +4,7 @@
  * Configuration errors are `TypeError`s whose message starts `cdk-tool-handler: ` and names the option.
  */
 import { DynamoApprovalStore, DynamoHandlerStore, MemoryApprovalStore, tool, ToolExecutor } from '../../lambda';
-import { ENV } from '../../lambda/names';
+import { ENV } from '../../lambda/construct-contract';
 
 const echo = tool({ name: 'echo', run: (args) => args });
 const saved = process.env[ENV.approvalsTable];

@@ -1,13 +1,13 @@
 /**
  * The approval record's one definition (lambda/stores/approval-record.ts) against the names the IAM
- * conditions use (lambda/names.ts): every field is stored under the attribute of its own name, and
+ * conditions use (lambda/construct-contract.ts): every field is stored under the attribute of its own name, and
  * the API shows exactly the fields its record documents.
  */
 import { toApiRecord } from '../../lambda/approvals/api-record';
-import { APPROVAL_ATTRIBUTES, DECISION_ATTRIBUTES, TABLE } from '../../lambda/names';
+import { APPROVAL_ATTRIBUTES, DECISION_ATTRIBUTES, TABLE } from '../../lambda/construct-contract';
 import { approvalFields, newApprovalRecord } from '../../lambda/stores/approval-record';
 
-test('every field of the record is the table attribute of the same name that names.ts spells', () => {
+test('every field of the record is the table attribute of the same name that construct-contract.ts spells', () => {
   const attributes = new Set<string>([...Object.values(APPROVAL_ATTRIBUTES), ...Object.values(DECISION_ATTRIBUTES), TABLE.expiresAttribute]);
   for (const [field] of approvalFields()) expect({ field, known: attributes.has(field) }).toEqual({ field, known: true });
 });

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { AdapterError, ToolUsageError } from '../../lambda/errors';
 import { callFingerprint } from '../../lambda/ids';
-import { APPROVAL_ATTRIBUTES, DECISION_ATTRIBUTES, TABLE } from '../../lambda/names';
+import { APPROVAL_ATTRIBUTES, DECISION_ATTRIBUTES, TABLE } from '../../lambda/construct-contract';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
 import { resolveRegion } from '../../lambda/config';
 import { resetSharedDocumentClient, sharedDocumentClient } from '../../lambda/stores/dynamo-table';

@@ -7,7 +7,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoApprovalStore, MAX_ENVELOPE_BYTES, parseEnvelope, tool, toolHandler, ToolExecutor } from '../../lambda';
 import { createTestTable } from '../support/dynamo';
 import { approvalIdFor } from '../../lambda/ids';
-import { TABLE } from '../../lambda/names';
+import { TABLE } from '../../lambda/construct-contract';
 import { approvalKey, callKey, MAX_PARTITION_KEY_BYTES } from '../../lambda/stores/dynamo-items';
 import { captureLogs, lambdaContext, sqsEvent, sqsRecord } from '../support/events';
 import { countingHandler } from '../support/counting-tools';

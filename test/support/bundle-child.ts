@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { App, CfnElement, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { ENV } from '../../lambda/names';
+import { ENV } from '../../lambda/construct-contract';
 import { ToolHandler, ToolHandlerProps } from '../../lib';
 import { dynaliteEndpoint } from './dynamo';
 import { LOCAL_AWS_ENV } from './local-aws';

@@ -4,7 +4,7 @@
  */
 import * as z from 'zod';
 import { DynamoApprovalStore, tool, toolHandler, ToolExecutor, type ToolHandlerOptions } from '../../lambda';
-import type { ApprovalRunner } from '../../lambda/stores/types';
+import type { HandlerApprovalStore } from '../../lambda/stores/types';
 import { createTestTable, type TestClientOptions } from './dynamo';
 
 export async function countingHandler(options: { client?: TestClientOptions; handler?: ToolHandlerOptions } = {}) {
@@ -34,7 +34,7 @@ export async function countingHandler(options: { client?: TestClientOptions; han
 }
 
 /** An executor of one tool, `refund` (requires approval; `{ orderId }`), on `approvals`, without kept replies; `onRun` counts its runs. */
-export function refundExecutor(approvals: ApprovalRunner, onRun: () => void): ToolExecutor {
+export function refundExecutor(approvals: HandlerApprovalStore, onRun: () => void): ToolExecutor {
   const refund = tool({
     name: 'refund',
     input: z.object({ orderId: z.string() }),

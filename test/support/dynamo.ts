@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, type CreateTableCommandInput, DynamoDBClient, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { INDEXES, TABLE } from '../../lambda/names';
+import { INDEXES, TABLE } from '../../lambda/construct-contract';
 
 /** The shared dynalite that jest's global setup started. */
 export function dynaliteEndpoint(): string {

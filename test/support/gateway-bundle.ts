@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ENV } from '../../lambda/names';
+import { ENV } from '../../lambda/construct-contract';
 import { createTestTable } from './dynamo';
 import { type BundleRun, hostApprovals, invokeBundleWithOutput, type Invocation, type Outcome, sdkOnlyNodePath, synthesizeBundle } from './bundle-child';
 import type { LambdaHost } from './lambda-host';

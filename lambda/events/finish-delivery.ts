@@ -10,7 +10,7 @@ import { replyEvent } from '../sinks/reply-event';
  * that reached the bus (or needs none), or an error that retrying cannot fix and that the bus
  * carried to the caller. Anything else must be delivered again.
  */
-export async function settle(ended: CallEnded, replies: ReplyPublisher | undefined): Promise<boolean> {
+export async function finishDelivery(ended: CallEnded, replies: ReplyPublisher | undefined): Promise<boolean> {
   const { outcome } = ended;
   if (outcome.ok) return replies ? publish(replies, ended) : true;
   // A denial is final and recorded in the approval: retrying it into the dead-letter queue helps nobody.
@@ -24,7 +24,7 @@ export async function settle(ended: CallEnded, replies: ReplyPublisher | undefin
  * reply once the bus has it, else the error.
  */
 export async function replyOrThrow(ended: CallEnded, replies: ReplyPublisher | undefined): Promise<Reply> {
-  const delivered = await settle(ended, replies);
+  const delivered = await finishDelivery(ended, replies);
   const { outcome } = ended;
   if (!outcome.ok) throw outcome.error;
   if (!delivered) {

@@ -1,6 +1,6 @@
 /**
- * Names that the construct (`lib/`) and the runtime (`lambda/`) must agree on: environment
- * variables and the approvals table's layout. Plain constants only: jsii follows this file from
+ * The contract between the construct (`lib/`) and the runtime (`lambda/`): environment variables,
+ * the approvals table's layout and the tools manifest. Plain constants and types only: jsii follows this file from
  * `lib/`, so it must never import zod or the AWS SDK.
  */
 
@@ -213,3 +213,25 @@ export const TOOL_MANIFEST_SYMBOL_KEY = 'cdk-tool-handler.toolManifest';
  * take the name.
  */
 export const RESUME_APPROVAL_TOOL = 'resume_approval';
+
+/** One tool of a tools module, as the construct reads it from the bundle at synth (`ToolHandler.toolManifest`). */
+export interface ToolManifestEntry {
+  /** The tool's name. */
+  readonly name: string;
+
+  /**
+   * The tool's description.
+   *
+   * @default - the tool has none
+   */
+  readonly description?: string;
+
+  /** The tool's input JSON Schema (zod 4's `z.toJSONSchema`, input side). */
+  readonly inputSchema: { [key: string]: any };
+
+  /** Whether a call needs approval: `always`, `never`, or `depends` (a predicate over the args). */
+  readonly approval: string;
+
+  /** Whether the tool is read-only (never duplicate-suppressed). */
+  readonly readOnly: boolean;
+}
