@@ -1,8 +1,8 @@
 /**
  * How one delivered call ended, built once (`endCall`) and written by every sink: its log line, which
  * carries its metrics (EMF) and is its audit record, as it ends (sinks/call-line.ts); and the
- * reply bus, by the host that answers it (events/finish-delivery.ts, sinks/reply-event.ts). A new sink reads
- * this same event, and is added here or beside the bus.
+ * result targets (the reply bus, a waiting flow), by the host that answers it through one dispatcher
+ * (results/dispatch.ts). A new place a result goes is a target there.
  */
 import type { CallEnded, EndedDelivery, Outcome } from './delivery';
 import type { MetricsSource } from './metrics/calls';

@@ -9,6 +9,8 @@ import { writeLogLines } from './log';
 import { markWithManifest } from './manifest';
 import { ENV, TOOL_NAME_PATTERN } from './construct-contract';
 import { EventBridgeReplyPublisher, type ReplyPublisher } from './reply-bus';
+import { ResultDispatcher } from './results/dispatch';
+import { replyBusTarget } from './results/reply-bus-target';
 import type { Tool } from './tool';
 
 export interface ToolHandlerOptions {
@@ -96,7 +98,7 @@ function resolveSettings(executor: ToolExecutor, options: ToolHandlerOptions): H
     timeoutMs: timeoutS * 1000,
     marginMs: marginS * 1000,
     concurrency,
-    replies: options.replies === false ? undefined : (options.replies ?? envReplyPublisher(executor.owner)),
+    results: resultDispatcher(options.replies === false ? undefined : (options.replies ?? envReplyPublisher(executor.owner))),
     callers: {
       proofKey: process.env[ENV.callerKey]?.trim() || undefined,
       bedrockAttribute: process.env[ENV.bedrockCallerAttribute]?.trim() || undefined,
@@ -126,6 +128,11 @@ function optionAllowlist(tools: readonly string[] | undefined): Set<string> | un
 function intersect(a: Set<string> | undefined, b: Set<string> | undefined): Set<string> | undefined {
   if (a === undefined || b === undefined) return a ?? b;
   return new Set([...a].filter((name) => b.has(name)));
+}
+
+/** Where the handler's results go: the reply bus, when there is one. */
+function resultDispatcher(replies: ReplyPublisher | undefined): ResultDispatcher {
+  return new ResultDispatcher(replies ? [replyBusTarget(replies)] : []);
 }
 
 /** The reply bus of the environment, publishing as the executor's owner. */

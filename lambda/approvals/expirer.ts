@@ -1,19 +1,27 @@
 /**
- * The expirer: run on a schedule, it marks undecided approvals past their expiry as `expired`
- * and announces each on the reply bus as `Tool Approval Expired`; each run writes its figures
- * (pending, the oldest pending's age, expired) as metrics.
+ * The expirer: run on a schedule, it marks undecided approvals past their expiry as `expired` and
+ * tells every result target of each (results/dispatch.ts: the reply bus announces it as
+ * `Tool Approval Expired`); each run writes its figures (pending, the oldest pending's age,
+ * expired) as metrics.
  */
 import { expiryAudit } from './approval-audit';
 import { ownerFrom } from '../config';
-import { logAudit, logMetrics, logWarning, writeLogLines } from '../log';
+import { logAudit, logMetrics, writeLogLines } from '../log';
 import { expiryMetrics, type MetricsTarget } from '../metrics/approvals';
-import { APPROVAL_EXPIRED_DETAIL_TYPE, type ApprovalExpiredDetail, type EventBridgeReplyPublisher } from '../reply-bus';
-import type { ApprovalRecord, ApprovalStore } from '../stores/types';
+import type { EventBridgeReplyPublisher } from '../reply-bus';
+import { ResultDispatcher } from '../results/dispatch';
+import { replyBusTarget } from '../results/reply-bus-target';
+import type { ResultTarget } from '../results/targets';
+import type { ApprovalStore } from '../stores/types';
+
+export { expiredDetail } from '../results/reply-bus-target';
 
 export interface ApprovalsExpirerOptions {
   readonly store: Pick<ApprovalStore, 'expireDue'>;
   /** Where `Tool Approval Expired` goes. @default - nowhere */
   readonly bus?: Pick<EventBridgeReplyPublisher, 'publishEvent'>;
+  /** Other targets told of each expiry, after the bus. @default - none */
+  readonly targets?: readonly ResultTarget[];
   /** Whose figures each run writes, in which namespace (SPEC §14). @default - no metrics line */
   readonly metrics?: MetricsTarget;
 }
@@ -21,36 +29,21 @@ export interface ApprovalsExpirerOptions {
 export interface ExpiryOutcome {
   /** Approval ids this run marked expired. */
   readonly expired: string[];
-  /** Of those, the ones whose event could not be published (logged). */
+  /** Of those, the ones some target could not be told of (logged). */
   readonly unannounced: string[];
 }
 
 export function approvalsExpirer(options: ApprovalsExpirerOptions): () => Promise<ExpiryOutcome> {
+  const results = new ResultDispatcher([...(options.bus ? [replyBusTarget(options.bus)] : []), ...(options.targets ?? [])]);
   return async () => {
     const run = await options.store.expireDue();
     if (options.metrics) logMetrics('approvals expirer run', {}, expiryMetrics(options.metrics, run));
     const unannounced: string[] = [];
     for (const record of run.expired) {
       logAudit('approval expired', expiryAudit(record, options.metrics?.owner ?? ownerFrom()));
-      if (!options.bus) continue;
-      try {
-        await options.bus.publishEvent(APPROVAL_EXPIRED_DETAIL_TYPE, { ...expiredDetail(record) });
-      } catch (error) {
-        unannounced.push(record.approvalId);
-        logWarning('publishing Tool Approval Expired failed', { approval_id: record.approvalId, error: (error as Error).message });
-      }
+      if (!(await results.approvalExpired(record))) unannounced.push(record.approvalId);
     }
     writeLogLines();
     return { expired: run.expired.map((record) => record.approvalId), unannounced };
-  };
-}
-
-export function expiredDetail(record: ApprovalRecord): ApprovalExpiredDetail {
-  return {
-    approval_id: record.approvalId,
-    tool: record.tool,
-    run_id: record.runId,
-    call_id: record.callId,
-    expires_at: new Date(record.expiresAt).toISOString(),
   };
 }

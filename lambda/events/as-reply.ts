@@ -26,7 +26,7 @@ export async function answerAsReply(call: ReplyCall, invocation: Invocation, sou
   if (call.refused) return { reply: await refusedAsReply(call.refused, call, invocation, source) };
   const ended = await deliver(invocation, call.envelope, source, undefined, terms);
   // A reply that did not reach the bus is logged there; the caller has it all the same.
-  await finishDelivery(ended, invocation.replies);
+  await finishDelivery(ended, invocation.results);
   const { outcome } = ended;
   // An envelope refused as a whole (a tool name it does not accept) names no call: the host's call does.
   if (!outcome.ok) return { reply: errorReply(outcome.error, outcome.identity.runId === undefined ? call : outcome.identity) };
@@ -40,6 +40,6 @@ export async function refusedAsReply(
   invocation: Invocation,
   source: string,
 ): Promise<ErrorReply> {
-  await finishDelivery(refuse(error, call, source), invocation.replies);
+  await finishDelivery(refuse(error, call, source), invocation.results);
   return errorReply(error, call);
 }

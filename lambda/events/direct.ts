@@ -16,7 +16,7 @@ export interface DirectInvoke {
 export const directHost: Host<DirectInvoke, Reply> = {
   recognise: (event, context) => ({ event, requestId: context?.awsRequestId }),
   async answer({ event, requestId }, invocation) {
-    return replyOrThrow(await deliver(invocation, event, 'lambda', requestId), invocation.replies);
+    return replyOrThrow(await deliver(invocation, event, 'lambda', requestId), invocation.results);
   },
   outOfTime: (_invoke, error) => Promise.reject(error),
 };

@@ -30,7 +30,7 @@ export const eventBridgeHost: Host<ToolCallEvent, Reply> = {
   },
   async answer(event, invocation) {
     const ended = await deliver(invocation, event.detail, `events:${event.source}`, event.id, { redelivery: asyncRetry(invocation) });
-    return replyOrThrow(ended, invocation.replies);
+    return replyOrThrow(ended, invocation.results);
   },
   outOfTime: (_event, error) => Promise.reject(error),
 };

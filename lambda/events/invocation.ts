@@ -2,7 +2,7 @@ import type { Context } from 'aws-lambda';
 import { startDeadline, type StartedDeadline } from '../deadline';
 import type { Redelivery } from '../delivery';
 import type { ToolExecutor } from '../executor';
-import type { ReplyPublisher } from '../reply-bus';
+import type { ResultDispatcher } from '../results/dispatch';
 
 /** What `toolHandler` fixed once, when it was called. */
 export interface HandlerSettings {
@@ -12,7 +12,8 @@ export interface HandlerSettings {
   readonly timeoutMs: number;
   readonly marginMs: number;
   readonly concurrency: number;
-  readonly replies: ReplyPublisher | undefined;
+  /** Where results go (the reply bus, a waiting flow): every delivery's end is handed to it. */
+  readonly results: ResultDispatcher;
   /** Where the hosts that can name a caller find what proves it. */
   readonly callers: CallerSettings;
 }

@@ -39,7 +39,7 @@ async function handleSqsBatch(records: readonly ReceivedSqsRecord[], invocation:
   const run = async (record: ReceivedSqsRecord) => {
     const ended = await handleRecord(record, invocation);
     if (ended.outcome.ok) publishing.add(record);
-    const delivered = await finishDelivery(ended, invocation.replies);
+    const delivered = await finishDelivery(ended, invocation.results);
     publishing.delete(record);
     if (delivered) succeeded.add(record);
   };
