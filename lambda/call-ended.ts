@@ -4,7 +4,7 @@
  * result targets (the reply bus, a waiting flow), by the host that answers it through one dispatcher
  * (results/dispatch.ts). A new place a result goes is a target there.
  */
-import type { CallEnded, EndedDelivery, Outcome } from './delivery';
+import type { CallEnded, EndedDelivery, EndedEnvelope, Outcome } from './delivery';
 import type { MetricsSource } from './metrics/calls';
 import { writeCallLine } from './sinks/call-line';
 
@@ -12,7 +12,7 @@ import { writeCallLine } from './sinks/call-line';
  * Ends a call: builds its event and writes its log line. `router` is the executor that ran it
  * (its owner and tools name the metrics), `undefined` for a delivery refused before one took it.
  */
-export function endCall(outcome: Outcome, delivery: EndedDelivery, started: number, router?: MetricsSource): CallEnded {
+export function endCall(outcome: Outcome, delivery: EndedDelivery, started: number, router?: MetricsSource, envelope?: EndedEnvelope): CallEnded {
   const ended: CallEnded = {
     outcome,
     source: delivery.source,
@@ -20,6 +20,9 @@ export function endCall(outcome: Outcome, delivery: EndedDelivery, started: numb
     caller: delivery.caller,
     allowed: delivery.allowed,
     durationMs: Date.now() - started,
+    resume: envelope?.resume,
+    replyTo: envelope?.replyTo,
+    finalAttempt: delivery.finalAttempt,
   };
   writeCallLine(ended, router);
   return ended;

@@ -29,6 +29,12 @@ export const ENV = {
   callerKey: 'TOOL_HANDLER_CALLER_KEY',
   /** The Bedrock Agents session attribute that names the end user (`addToBedrockAgent` with `callerAttribute`). */
   bedrockCallerAttribute: 'TOOL_HANDLER_BEDROCK_CALLER_ATTRIBUTE',
+  /**
+   * The tool queue's `maxReceiveCount`: a record received that many times goes to the dead-letter
+   * queue if it fails, so a waiting flow is told of the failure then. Unset: a retryable failure of a
+   * queued call never completes its flow.
+   */
+  maxReceiveCount: 'TOOL_HANDLER_MAX_RECEIVE_COUNT',
 } as const;
 
 /**
@@ -174,6 +180,26 @@ export const CALL_ATTRIBUTES = {
   heldBy: 'heldBy',
   reply: 'reply',
 } as const;
+
+/**
+ * Attributes of a flow item: the `reply_to` of a call waiting for its approval, and the record of its
+ * completion. A flow item lives among its owner's call items (`call#<owner>#flow#<approval id>`), which
+ * only the handler and the expirer reach: the approvals API, the inbox and the resume path never see it.
+ */
+export const FLOW_ATTRIBUTES = {
+  kind: 'kind',
+  /** The waiting flow's task token or callback id (JSON), a credential; removed once completed. */
+  replyTo: 'replyTo',
+  /** Epoch ms at which the completion was recorded: set once, by a conditional write. */
+  completionAt: 'completionAt',
+  /** The completing attempt's token: only it may take its record back when the engine could not be reached. */
+  completionBy: 'completionBy',
+  /** `succeeded`, `failed`, or `closed` when the engine said the flow had already closed. */
+  completion: 'completion',
+} as const;
+
+/** Between a call key's owner and a flow item's approval id: `call#<owner>#flow#<approval id>`. */
+export const FLOW_KEY_MARK = 'flow#';
 
 /** What a tool name may look like, checked by the runtime and by the construct's `tools`. */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;

@@ -7,6 +7,7 @@ import type { Caller } from './caller';
 import type { ClaimInput } from './stores/types';
 import type { Deadline } from './deadline';
 import type { Envelope } from './envelope';
+import type { ReplyTo } from './flows/reply-to';
 import type { ToolHandlerError } from './errors';
 import type { MetricsSource } from './metrics/calls';
 import type { CallIdentity, Reply } from './reply';
@@ -30,6 +31,11 @@ export interface Delivery {
    * missing, and is never claimed. @default - any approval of the handler's owner
    */
   readonly resumeLimits?: Pick<ClaimInput, 'runIdPrefix' | 'requestedBy'>;
+  /**
+   * The source will not deliver it again should it fail (an SQS record received `maxReceiveCount`
+   * times): a flow waiting for the call is told of a retryable failure now. @default false
+   */
+  readonly finalAttempt?: boolean;
 }
 
 /**
@@ -91,10 +97,22 @@ export interface CallEnded {
   readonly allowed: ReadonlySet<string> | undefined;
   /** From the envelope's arrival to its outcome. */
   readonly durationMs: number;
+  /** The envelope was a resume of a decided approval. */
+  readonly resume?: boolean;
+  /** The flow that waits for the call (a credential: never logged nor published). */
+  readonly replyTo?: ReplyTo;
+  /** The source will not deliver it again should it fail. */
+  readonly finalAttempt?: boolean;
 }
 
 /** What a call's end is told of its delivery. */
-export type EndedDelivery = Pick<Delivery, 'source' | 'messageId'> & Partial<Pick<Delivery, 'allowed' | 'caller'>>;
+export type EndedDelivery = Pick<Delivery, 'source' | 'messageId'> & Partial<Pick<Delivery, 'allowed' | 'caller' | 'finalAttempt'>>;
+
+/** What the envelope said of where its result goes, once it was read. */
+export interface EndedEnvelope {
+  readonly resume?: boolean;
+  readonly replyTo?: ReplyTo;
+}
 
 /**
  * What hands a parsed envelope to the protocol that answers it: the `ToolExecutor`. Its owner and

@@ -3,6 +3,7 @@ import { ToolUsageError } from './errors';
 import { deriveCallIds } from './ids';
 import { codePointLength, isJsonObject, jsonErrorPosition, JsonObject, nestsDeeperThan } from './json';
 import { TOOL_NAME_PATTERN } from './construct-contract';
+import { replyToPayload, replyToSchema, type ReplyTo } from './flows/reply-to';
 
 /** The largest envelope accepted, in bytes of UTF-8 JSON. */
 export const MAX_ENVELOPE_BYTES = 1 << 20;
@@ -21,6 +22,8 @@ export interface CallEnvelope {
   readonly runId: string;
   readonly callId: string;
   readonly approvalId?: undefined;
+  /** The flow that waits for the result (a credential: docs/flows.md). @default - none */
+  readonly replyTo?: ReplyTo;
 }
 
 /** A resume of a decided approval. */
@@ -72,6 +75,7 @@ const callSchema = z.strictObject({
   args: z.custom<JsonObject>(isJsonObject, { error: '`args` must be a JSON object' }).optional(),
   run_id: idString('run_id').optional(),
   call_id: idString('call_id').optional(),
+  reply_to: replyToSchema.optional(),
 });
 
 const resumeSchema = z.strictObject({ approval_id: idString('approval_id') });
@@ -108,13 +112,16 @@ export function parseEnvelope(payload: unknown, options: ParseEnvelopeOptions = 
     args: call.args ?? {},
     runId: call.run_id ?? derived!.runId,
     callId: call.call_id ?? derived!.callId,
+    ...(call.reply_to === undefined ? {} : { replyTo: call.reply_to }),
   };
 }
 
 /** The envelope as it travels (§2), which `parseEnvelope` reads back into the same envelope. */
 export function envelopePayload(envelope: Envelope): JsonObject {
   if (envelope.isResume) return { approval_id: envelope.approvalId };
-  return { tool: envelope.tool, args: envelope.args, run_id: envelope.runId, call_id: envelope.callId };
+  const payload: JsonObject = { tool: envelope.tool, args: envelope.args, run_id: envelope.runId, call_id: envelope.callId };
+  if (envelope.replyTo) payload.reply_to = replyToPayload(envelope.replyTo);
+  return payload;
 }
 
 /**
@@ -202,12 +209,14 @@ function describeIssue(issue: z.core.$ZodIssue, object: JsonObject, kind: string
     if (DECISION_KEYS.has(key)) {
       return `unknown key \`${key}\`: a decision never travels in an envelope; approvers decide through the approvals API (or the approval store).`;
     }
-    const allowed = kind === 'a resume' ? '`approval_id` only' : '`tool`, `args`, `run_id`, `call_id`';
+    if (issue.path.length > 0) return `key \`${[...issue.path, key].map(String).join('.')}\` is not allowed (\`reply_to\` holds \`kind\` and \`task_token\` or \`callback_id\`).`;
+    const allowed = kind === 'a resume' ? '`approval_id` only' : '`tool`, `args`, `run_id`, `call_id`, `reply_to`';
     return `key \`${key}\` is not allowed in ${kind} (allowed: ${allowed}).`;
   }
   if (issue.code === 'custom') return `${issue.message}.`;
   const key = issue.path.map(String).join('.');
-  if (issue.code === 'invalid_type') return `\`${key}\` must be a ${issue.expected}, got ${describeType(object[key])}.`;
+  if (issue.code === 'invalid_union') return `${issue.message}.`;
+  if (issue.code === 'invalid_type') return `\`${key}\` must be a ${issue.expected}, got ${describeType(issue.path.length === 1 ? object[key] : undefined)}.`;
   return `\`${key}\` ${issue.message}.`;
 }
 

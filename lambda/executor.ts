@@ -76,7 +76,10 @@ export class ToolExecutor implements EnvelopeRouter {
    * The run path's step (handle-envelope.ts): run envelopes with `handleEnvelope`.
    */
   async route(envelope: Envelope, delivery: Delivery): Promise<Outcome> {
-    let identity: CallIdentity = envelope.isResume ? envelope : { ...envelope, caller: delivery.caller };
+    // Named field by field: the envelope's reply_to is a credential, and an outcome's identity is logged.
+    let identity: CallIdentity = envelope.isResume
+      ? { approvalId: envelope.approvalId }
+      : { tool: envelope.tool, runId: envelope.runId, callId: envelope.callId, caller: delivery.caller };
     try {
       if (envelope.isResume) {
         const approvals = this.requireApprovals(`Resuming approval ${envelope.approvalId} needs an approval store`);

@@ -5,7 +5,7 @@
 import { startDeadline } from './deadline';
 import { endCall } from './call-ended';
 import type { CallEnded, Delivery, EnvelopeRouter, Outcome } from './delivery';
-import { parseEnvelope } from './envelope';
+import { parseEnvelope, type Envelope } from './envelope';
 import { asToolHandlerError } from './errors';
 import type { Reply } from './reply';
 
@@ -56,12 +56,14 @@ export async function handleEnvelope(
 export async function runEnvelope(executor: EnvelopeRouter, payload: unknown, delivery: Delivery): Promise<CallEnded> {
   const started = Date.now();
   let outcome: Outcome;
+  let envelope: Envelope | undefined;
   try {
-    outcome = await executor.route(parseEnvelope(payload, delivery), delivery);
+    envelope = parseEnvelope(payload, delivery);
+    outcome = await executor.route(envelope, delivery);
   } catch (error) {
     outcome = { ok: false, error: asToolHandlerError(error), identity: {} };
   }
-  return endCall(outcome, delivery, started, executor);
+  return endCall(outcome, delivery, started, executor, envelope && (envelope.isResume ? { resume: true } : { replyTo: envelope.replyTo }));
 }
 
 function toSet(tools: HandleEnvelopeOptions['tools']): ReadonlySet<string> | undefined {

@@ -35,3 +35,5 @@ export { DynamoHandlerStore } from './stores/dynamo-handler-store';
 export type { DynamoApprovalStoreProps } from './stores/dynamo';
 export type { StoreOptions } from './stores/options';
 export type * from './stores/types';
+export type { ReplyTo, SfnReplyTo, DurableReplyTo } from './flows/reply-to';
+export { MemoryFlowStore } from './stores/memory-flows';

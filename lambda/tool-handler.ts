@@ -11,6 +11,9 @@ import { ENV, TOOL_NAME_PATTERN } from './construct-contract';
 import { EventBridgeReplyPublisher, type ReplyPublisher } from './reply-bus';
 import { ResultDispatcher } from './results/dispatch';
 import { replyBusTarget } from './results/reply-bus-target';
+import { flowTarget } from './results/flow-target';
+import { flowsOf, type FlowStore } from './stores/types';
+import type { ResultTarget } from './results/targets';
 import type { Tool } from './tool';
 
 export interface ToolHandlerOptions {
@@ -27,6 +30,11 @@ export interface ToolHandlerOptions {
    * @default the EventBridge bus named by TOOL_HANDLER_REPLY_BUS (publishing as the executor's owner), else none
    */
   readonly replies?: ReplyPublisher | false;
+  /**
+   * Where the `reply_to` of waiting flows is kept (docs/flows.md); `false` turns flows off.
+   * @default the flow store of the executor's call store (the table), else none
+   */
+  readonly flows?: FlowStore | false;
 }
 
 /** What the handler returns: its host's answer (a batch response for SQS, the reply or Gateway reply otherwise). */
@@ -98,7 +106,11 @@ function resolveSettings(executor: ToolExecutor, options: ToolHandlerOptions): H
     timeoutMs: timeoutS * 1000,
     marginMs: marginS * 1000,
     concurrency,
-    results: resultDispatcher(options.replies === false ? undefined : (options.replies ?? envReplyPublisher(executor.owner))),
+    results: resultDispatcher(
+      options.replies === false ? undefined : (options.replies ?? envReplyPublisher(executor.owner)),
+      options.flows === false ? undefined : (options.flows ?? flowsOf(executor.calls) ?? flowsOf(executor.approvals)),
+    ),
+    maxReceiveCount: readCount(ENV.maxReceiveCount),
     callers: {
       proofKey: process.env[ENV.callerKey]?.trim() || undefined,
       bedrockAttribute: process.env[ENV.bedrockCallerAttribute]?.trim() || undefined,
@@ -130,9 +142,21 @@ function intersect(a: Set<string> | undefined, b: Set<string> | undefined): Set<
   return new Set([...a].filter((name) => b.has(name)));
 }
 
-/** Where the handler's results go: the reply bus, when there is one. */
-function resultDispatcher(replies: ReplyPublisher | undefined): ResultDispatcher {
-  return new ResultDispatcher(replies ? [replyBusTarget(replies)] : []);
+/** Where the handler's results go: the reply bus, and waiting flows, when there are. */
+function resultDispatcher(replies: ReplyPublisher | undefined, flows: FlowStore | undefined): ResultDispatcher {
+  const targets: ResultTarget[] = [];
+  if (replies) targets.push(replyBusTarget(replies));
+  if (flows) targets.push(flowTarget(flows));
+  return new ResultDispatcher(targets);
+}
+
+/** A whole number of at least 1 from the environment, or `undefined` when unset; throws, naming the variable, otherwise. */
+function readCount(name: string): number | undefined {
+  const raw = process.env[name]?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw configError(`${name} must be a whole number of at least 1, got: ${JSON.stringify(raw)}.`);
+  return value;
 }
 
 /** The reply bus of the environment, publishing as the executor's owner. */

@@ -14,6 +14,8 @@ export interface HandlerSettings {
   readonly concurrency: number;
   /** Where results go (the reply bus, a waiting flow): every delivery's end is handed to it. */
   readonly results: ResultDispatcher;
+  /** The tool queue's `maxReceiveCount` (TOOL_HANDLER_MAX_RECEIVE_COUNT): its record's last delivery. */
+  readonly maxReceiveCount: number | undefined;
   /** Where the hosts that can name a caller find what proves it. */
   readonly callers: CallerSettings;
 }

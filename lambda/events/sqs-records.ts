@@ -119,3 +119,14 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'string' ? 'an empty string' : `a ${typeof value}`;
 }
+
+/**
+ * Whether this receive of the record is its last: SQS moves a message that failed `maxReceiveCount`
+ * receives to the dead-letter queue. Unknown (no count, or no redrive policy known): false.
+ */
+export function isFinalReceive(record: ReceivedSqsRecord, maxReceiveCount: number | undefined): boolean {
+  if (maxReceiveCount === undefined) return false;
+  const attributes = record.attributes;
+  const count = isJsonObject(attributes) ? Number(attributes.ApproximateReceiveCount) : NaN;
+  return Number.isInteger(count) && count >= maxReceiveCount;
+}

@@ -5,7 +5,7 @@ import { deliver, refuse, type Host } from './host';
 import { sqsRedelivery, type Invocation } from './invocation';
 import { forEachBounded } from './pool';
 import { finishDelivery } from './finish-delivery';
-import { isFifoBatch, messageGroupOf, recordProblem, senderOf, sourceQueueOf, sqsRecordsOf, type ReceivedSqsRecord } from './sqs-records';
+import { isFifoBatch, isFinalReceive, messageGroupOf, recordProblem, senderOf, sourceQueueOf, sqsRecordsOf, type ReceivedSqsRecord } from './sqs-records';
 
 /**
  * An SQS batch (`{ Records }` from an event source mapping, or the array of records that EventBridge
@@ -75,7 +75,11 @@ function handleRecord(record: ReceivedSqsRecord, invocation: Invocation): Promis
   const problem = recordProblem(record);
   if (problem) return Promise.resolve(refuse(problem, {}, 'sqs', messageId));
   const source = `sqs:${sourceQueueOf(record)}`;
-  return deliver(invocation, record.body, source, messageId, { redelivery: sqsRedelivery(source, messageId), caller: senderOf(record) });
+  return deliver(invocation, record.body, source, messageId, {
+    redelivery: sqsRedelivery(source, messageId),
+    caller: senderOf(record),
+    finalAttempt: isFinalReceive(record, invocation.maxReceiveCount),
+  });
 }
 
 /** Waits for `work`, but not past `epochMs`. */

@@ -6,6 +6,7 @@
  */
 import type { CallEnded } from '../delivery';
 import { ApprovalDenied } from '../errors';
+import { logWarning } from '../log';
 import type { ApprovalRecord } from '../stores/types';
 import type { ResultTarget } from './targets';
 
@@ -15,6 +16,12 @@ export class ResultDispatcher {
   /** Hands the call's end to every target; resolves whether the delivery is done (false: deliver it again). */
   async callEnded(ended: CallEnded): Promise<boolean> {
     const { outcome } = ended;
+    if (ended.replyTo && !this.targets.some((target) => target.takesReplyTo)) {
+      logWarning('the call names a reply_to, but this handler keeps no flows: nothing will complete it', {
+        run_id: outcome.identity.runId ?? null,
+        call_id: outcome.identity.callId ?? null,
+      });
+    }
     let held = true;
     let carriedError = false;
     for (const target of this.targets) {

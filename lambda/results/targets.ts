@@ -20,6 +20,8 @@ export interface TargetTook {
 export interface ResultTarget {
   /** A name for log lines. */
   readonly name: string;
+  /** It completes the flows that calls name in `reply_to`. @default false */
+  readonly takesReplyTo?: boolean;
   /** Takes the end of one delivered call. Never rejects: a failure is `held: false`, and logged. */
   callEnded(ended: CallEnded): Promise<TargetTook>;
   /** Takes an approval the expirer marked expired; resolves false when it could not be told (logged). */

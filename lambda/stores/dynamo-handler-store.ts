@@ -6,6 +6,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { claimApproval, completeApproval, createApproval, releaseApproval } from './dynamo-approvals';
 import { abandonCall, beginCall, finishCall } from './dynamo-calls';
+import { dynamoFlows } from './dynamo-flows';
 import { type TableContext, tableContext } from './dynamo-table';
 import { configError } from '../errors';
 import { resolveStoreOptions, type StoreOptions } from './options';
@@ -19,6 +20,7 @@ import type {
   ClaimOutcome,
   CreateApprovalInput,
   CreateApprovalOutcome,
+  FlowStore,
 } from './types';
 
 export interface DynamoApprovalStoreProps extends StoreOptions {
@@ -49,6 +51,8 @@ export interface DynamoApprovalStoreProps extends StoreOptions {
  */
 export class DynamoHandlerStore implements HandlerApprovalStore, CallStore {
   protected readonly table: TableContext;
+  /** The `reply_to` of calls whose flows wait (docs/flows.md): flow items among the owner's call items. */
+  readonly flows: FlowStore;
 
   constructor(props: DynamoApprovalStoreProps) {
     if (typeof props.tableName !== 'string' || props.tableName.length === 0) {
@@ -56,6 +60,7 @@ export class DynamoHandlerStore implements HandlerApprovalStore, CallStore {
     }
     const { ttlSeconds, now, owner } = resolveStoreOptions(props);
     this.table = tableContext({ tableName: props.tableName, client: props.client, ttlMs: ttlSeconds * 1000, now, owner });
+    this.flows = dynamoFlows(this.table);
   }
 
   create(input: CreateApprovalInput): Promise<CreateApprovalOutcome> {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { MemoryFlowStore } from './memory-flows';
 import { newApprovalRecord } from './approval-record';
 import { claimMaySee } from './claim-scope';
 import { heldUntil, leaseAnswer } from './lease';
@@ -58,12 +59,15 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
   private readonly ttlMs: number;
   private readonly now: () => number;
   private readonly owner: string;
+  /** The `reply_to` of calls whose flows wait (docs/flows.md). */
+  readonly flows: MemoryFlowStore;
 
   constructor(options?: StoreOptions) {
     const resolved = resolveStoreOptions(options);
     this.ttlMs = resolved.ttlSeconds * 1000;
     this.now = resolved.now;
     this.owner = resolved.owner;
+    this.flows = new MemoryFlowStore(this.now);
   }
 
   async create(input: CreateApprovalInput): Promise<CreateApprovalOutcome> {

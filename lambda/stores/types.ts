@@ -3,6 +3,7 @@
  * implementations are interchangeable (and held to the same contract tests).
  */
 import type { Caller } from '../caller';
+import type { ReplyTo } from '../flows/reply-to';
 
 /** `expired`: not decided before `expiresAt`; final, like a decision. */
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
@@ -222,6 +223,36 @@ export interface CallStore {
   finish(key: CallKey, token: string, reply: unknown): Promise<void>;
   /** Removes the record after a failed run, so a retry may run the call. */
   abandon(key: CallKey, token: string): Promise<void>;
+}
+
+/** How a flow's completion ended: what was sent, or that the flow had closed before it came. */
+export const FLOW_COMPLETION = { succeeded: 'succeeded', failed: 'failed', closed: 'closed' } as const;
+export type FlowCompletion = (typeof FLOW_COMPLETION)[keyof typeof FLOW_COMPLETION];
+
+/**
+ * Where the `reply_to` of a waiting flow is kept (docs/flows.md), and the record that completes it
+ * exactly once. Keyed by the call's approval id (`approvalIdFor(run_id, call_id)`), so a call that
+ * ends at once and one that waits for its approval share one record. Only the handler and the
+ * expirer reach it.
+ */
+export interface FlowStore {
+  /** Keeps the reply_to of a call that waits for its approval; does nothing once its flow was completed. */
+  keepReplyTo(approvalId: string, replyTo: ReplyTo): Promise<void>;
+  /**
+   * Records the completion, once (a conditional write): resolves the reply_to to complete (`replyTo`
+   * when given, else the kept one, which the same write removes), or `undefined` when the flow was
+   * completed already or nothing is kept for it. `token` names this attempt.
+   */
+  beginCompletion(approvalId: string, replyTo: ReplyTo | undefined, token: string, completion: FlowCompletion): Promise<ReplyTo | undefined>;
+  /** Takes this attempt's record back (and the kept reply_to, when `kept`): the engine could not be reached, a retry completes it. */
+  undoCompletion(approvalId: string, replyTo: ReplyTo, token: string, kept: boolean): Promise<void>;
+  /** Records that the engine said the flow had closed before the completion came (timed out, or gone). */
+  completedClosed(approvalId: string, token: string): Promise<void>;
+}
+
+/** The flow store that `store` carries (`flows`: both built-in approval stores do), if any. */
+export function flowsOf(store: unknown): FlowStore | undefined {
+  return (store as { flows?: FlowStore } | undefined)?.flows;
 }
 
 /** True when `store` also implements `CallStore` (both built-in approval stores do). */

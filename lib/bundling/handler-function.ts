@@ -98,7 +98,21 @@ function toolEnvironment(props: ToolHandlerProps, options: HandlerFunctionOption
     ...(props.notifyWithArgs && props.approvalNotifications ? { [ENV.notifyWithArgs]: 'true' } : {}),
     [ENV.approvalTtlSeconds]: String(settings.approvalTtlSeconds),
     ...(props.replyBus ? { [ENV.replyBus]: props.replyBus.eventBusArn } : {}),
+    ...maxReceiveEnvironment(props),
   };
+}
+
+/**
+ * The tool queue's `maxReceiveCount`, when known: a record on its last receive that fails goes to the
+ * dead-letter queue, so a flow waiting for it is told then (docs/flows.md).
+ */
+function maxReceiveEnvironment(props: ToolHandlerProps): { [key: string]: string } {
+  const count = props.queue
+    ? props.queue instanceof sqs.Queue
+      ? props.queue.deadLetterQueue?.maxReceiveCount
+      : undefined
+    : (props.maxReceiveCount ?? DEFAULTS.maxReceiveCount);
+  return count === undefined ? {} : { [ENV.maxReceiveCount]: String(count) };
 }
 
 /**

@@ -1,6 +1,6 @@
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { TABLE } from '../../lambda/construct-contract';
+import { FLOW_KEY_MARK, TABLE } from '../../lambda/construct-contract';
 
 /**
  * The conditions that wall owners off from each other on the approvals table, and the one statement
@@ -20,6 +20,11 @@ export function approvalKeys(owner: string): string {
 /** IAM's pattern for every call key of `owner`. */
 export function callKeys(owner: string): string {
   return `${TABLE.callKeyPrefix}${owner}${TABLE.ownerSeparator}*`;
+}
+
+/** IAM's pattern for every flow item of `owner` (a waiting flow's reply_to, among its call items). */
+export function flowKeys(owner: string): string {
+  return `${TABLE.callKeyPrefix}${owner}${TABLE.ownerSeparator}${FLOW_KEY_MARK}*`;
 }
 
 export function indexArn(table: dynamodb.ITable, index: string): string {

@@ -1,17 +1,17 @@
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { CALL_ATTRIBUTES, TABLE } from '../../lambda/construct-contract';
+import { CALL_ATTRIBUTES, FLOW_ATTRIBUTES, TABLE } from '../../lambda/construct-contract';
 import { FUNCTION_ROLE, TAG } from './tags';
 import { invokeFunctionStatement } from './callers';
 import { callKeys, onlyItems } from './conditions';
 
-/** Every attribute a call item has, and so every attribute the handler's writes may name. */
+/**
+ * Every attribute a call item or a flow item (a waiting flow's reply_to and its completion) has, and
+ * so every attribute the handler's writes may name.
+ */
 export const CALL_ITEM_ATTRIBUTES: string[] = [
-  TABLE.partitionKey,
-  TABLE.expiresAttribute,
-  TABLE.ttlAttribute,
-  ...Object.values(CALL_ATTRIBUTES),
+  ...new Set([TABLE.partitionKey, TABLE.expiresAttribute, TABLE.ttlAttribute, ...Object.values(CALL_ATTRIBUTES), ...Object.values(FLOW_ATTRIBUTES)]),
 ];
 
 /**

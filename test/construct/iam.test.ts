@@ -3,7 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
-import { APPROVAL_ATTRIBUTES, CALL_ATTRIBUTES, DECISION_ATTRIBUTES, TABLE } from '../../lambda/construct-contract';
+import { APPROVAL_ATTRIBUTES, CALL_ATTRIBUTES, DECISION_ATTRIBUTES, FLOW_ATTRIBUTES, TABLE } from '../../lambda/construct-contract';
 import { ToolHandler } from '../../lib';
 import { CALL_ITEM_ATTRIBUTES, DECIDE_ATTRIBUTE_NAMES } from '../../lib/permissions';
 import { actionsOf, onlyResource, statementsOfRole, toolStack, unbundledApp, handlerResource, withApprovalIndexes } from './helpers';
@@ -96,8 +96,11 @@ describe("the function's policy", () => {
         },
       },
     ]);
-    // The key, the expiry and TTL attributes, and the call item's own (lambda/construct-contract.ts CALL_ATTRIBUTES), nothing else.
-    expect([...CALL_ITEM_ATTRIBUTES].sort()).toEqual(['pk', 'expiresAt', 'deleteAt', ...Object.values(CALL_ATTRIBUTES)].sort());
+    // The key, the expiry and TTL attributes, and the call item's and the flow item's own
+    // (lambda/construct-contract.ts CALL_ATTRIBUTES, FLOW_ATTRIBUTES), nothing else.
+    expect([...CALL_ITEM_ATTRIBUTES].sort()).toEqual(
+      [...new Set(['pk', 'expiresAt', 'deleteAt', ...Object.values(CALL_ATTRIBUTES), ...Object.values(FLOW_ATTRIBUTES)])].sort(),
+    );
     expect(CALL_ITEM_ATTRIBUTES).toEqual(expect.arrayContaining(['pk', 'kind', 'state', 'leaseToken', 'leaseUntil', 'heldUntil', 'reply']));
     // Never an approval's attribute, nor an index key: a call item naming one would put a kept reply into an
     // index that readers query, or look like an approval.
@@ -300,7 +303,7 @@ describe('the approvals functions: their owner only', () => {
         if (actionsOf(s).some((a) => itemActions.includes(a) || a.includes('*'))) {
           const keys: string[] = s.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'];
           expect(keys).toHaveLength(1);
-          expect(keys[0]).toMatch(/^(approval|call)#[A-Za-z0-9_.-]{1,64}#\*$/);
+          expect(keys[0]).toMatch(/^(approval|call)#[A-Za-z0-9_.-]{1,64}#(flow#)?\*$/);
         }
         if (actionsOf(s).includes('dynamodb:Query')) expect(s.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [expect.stringMatching(/^[A-Za-z0-9_.-]{1,64}$/)] } });
       }
