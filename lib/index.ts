@@ -4,6 +4,7 @@ export * from './hosts/caller-identity';
 export * from './hosts/event-source-options';
 export * from './hosts/gateway-options';
 export * from './hosts/invoke-task-props';
+export * from './hosts/wait-for-result-props';
 export * from './tool-handler';
 export * from './operations/tool-handler-alarm';
 export * from './tool-handler-ref';

@@ -10,6 +10,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { acknowledgeRoleFindings } from './permissions/acknowledgements';
@@ -28,6 +29,8 @@ import { createGatewayTarget } from './hosts/gateway-target';
 import { createHandlerFunction } from './bundling/handler-function';
 import { createInvokeTask, FINAL_TOOL_ERRORS, RETRYABLE_TOOL_ERRORS } from './hosts/invoke-task';
 import { ToolInvokeTaskProps } from './hosts/invoke-task-props';
+import { allowDurableCallbacks, allowTaskResponses, createWaitForResult, expressWaiters } from './hosts/flows';
+import { WaitForResultProps } from './hosts/wait-for-result-props';
 import { notifyApprovers } from './approvals/notifications';
 import { addOperations, HandlerMetrics, operationsSettings } from './operations';
 import { grantInvokeHandler, grantReadApprovals, handlerStatements } from './permissions';
@@ -39,7 +42,7 @@ import { replyEventSource } from '../lambda/construct-contract';
 import { IToolHandler } from './tool-handler-ref';
 import { ToolHandlerProps } from './tool-handler-props';
 import type { ToolManifestEntry } from '../lambda/construct-contract';
-import { checkedSettings } from './validation';
+import { checkedSettings, isFifo, Settings } from './validation';
 
 /**
  * Runs AI-agent tool calls on AWS Lambda: a NodejsFunction over your tools module, fed by an SQS
@@ -173,6 +176,9 @@ export class ToolHandler extends Construct implements IToolHandler {
   private readonly metrics: HandlerMetrics;
   private readonly props: ToolHandlerProps;
   private readonly eventSources: EventSourceRules;
+  private readonly settings: Settings;
+  /** Who completes a waiting flow: the function, and the expirer (an approval that expired). */
+  private readonly flowCompleters: iam.IGrantable[];
   /** How many constructs of each base id `nextId` has named. */
   private readonly idCounts = new Map<string, number>();
 
@@ -180,6 +186,7 @@ export class ToolHandler extends Construct implements IToolHandler {
     super(scope, id);
     this.props = props;
     const settings = checkedSettings(this, props);
+    this.settings = settings;
     const operations = operationsSettings(this, props, settings);
     const eventPatterns = (props.eventSources ?? []).map((source, i) => checkedEventSource(this, `eventSources[${i}]`, source, props.replyBus));
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
@@ -212,6 +219,8 @@ export class ToolHandler extends Construct implements IToolHandler {
       settings, table, owner, engine: approvals.engine, removalPolicy, onFailureQueue: this.eventDeadLetterQueue,
     });
     this.lambdaFunction = fn;
+    this.flowCompleters = [fn, approvals.expirer];
+    this.node.addValidation({ validate: () => expressWaiters(this, this.queue) });
     this.manifestTools = readToolManifest(this, fn, props);
     this.toolManifest = this.manifestTools;
     addQueueSource(fn, this.queue, props);
@@ -251,6 +260,39 @@ export class ToolHandler extends Construct implements IToolHandler {
       queue: this.queue, toolDeadLetterQueue: this.deadLetterQueue, toolQueueCreated: props.queue === undefined,
       eventDeadLetterQueue: this.eventDeadLetterQueue, resumePath: resume?.path,
     }));
+  }
+
+  /**
+   * A Step Functions task that sends one tool call to this handler's queue and waits, without
+   * polling, for its result, approval included: the task's output is the reply; a denial fails it
+   * with `ToolHandler.ApprovalDenied`, an expiry with `ToolHandler.ApprovalExpired`, any other error
+   * with `ToolHandler.<ErrorName>` (catch them). The state machine must be STANDARD, and given to
+   * `allowTaskResponseFrom`.
+   */
+  public waitForResult(scope: Construct, id: string, props: WaitForResultProps): tasks.SqsSendMessage {
+    return createWaitForResult(scope, id, props, {
+      queue: this.queue,
+      fifo: isFifo(this.props),
+      approvalTtlSeconds: this.settings.approvalTtlSeconds,
+    });
+  }
+
+  /**
+   * Lets the handler and the expirer complete the tasks of `stateMachine` that wait for this
+   * handler's results (`states:SendTaskSuccess`, `states:SendTaskFailure` on that state machine).
+   * An EXPRESS state machine is refused: Express workflows cannot wait for a task token.
+   */
+  public allowTaskResponseFrom(stateMachine: sfn.IStateMachine): void {
+    allowTaskResponses(this, stateMachine, this.flowCompleters);
+  }
+
+  /**
+   * Lets the handler and the expirer complete the callbacks of a Lambda durable function that calls
+   * tools with `callTool` (`cdk-tool-handler/durable`): `lambda:SendDurableExecutionCallbackSuccess`
+   * and `...Failure` on that function and its versions.
+   */
+  public allowCallbacksFrom(durableFunction: lambda.IFunction): void {
+    allowDurableCallbacks(durableFunction, this.flowCompleters);
   }
 
   /** The EventBridge rules that feed the function, in the order they were added. */
