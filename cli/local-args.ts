@@ -25,6 +25,8 @@ const OPTIONS = {
   calls: { type: 'string' },
   approve: { type: 'string' },
   timeout: { type: 'string' },
+  flow: { type: 'string' },
+  input: { type: 'string' },
 } as const;
 
 export function parseLocalCommand(argv: readonly string[]): LocalCommand | { readonly kind: 'help'; readonly topic: 'local' } {
@@ -58,8 +60,10 @@ export function parseLocalCommand(argv: readonly string[]): LocalCommand | { rea
     throw new UsageError(`--port must be a port number from 0 (any free port) to 65535, got: ${values.port}.`);
   }
   const scripted = parseCallsOptions(values, { demo, mcp, envelopes: texts.length > 0 });
+  const flow = parseFlowOptions(values, { demo, mcp, envelopes: texts.length > 0 });
   return {
     ...scripted,
+    ...flow,
     kind: 'local',
     demo,
     app: values.app,
@@ -101,4 +105,29 @@ function parseCallsOptions(
     throw new UsageError(`--timeout must be a number of seconds from 1 to 3600, got: ${timeout}.`);
   }
   return { calls, approve: approve as ApproveMode | undefined, timeoutSeconds: seconds };
+}
+
+/** `--flow ID [--input JSON]` (local/flow-run.ts): runs one state machine of the stack to its end. */
+function parseFlowOptions(
+  values: { flow?: string; input?: string; calls?: string; file?: string; direct?: boolean },
+  others: { demo: boolean; mcp: boolean; envelopes: boolean },
+): Pick<LocalOptions, 'flow' | 'flowInput'> {
+  const { flow, input } = values;
+  if (flow === undefined) {
+    if (input !== undefined) throw new UsageError('--input is the input of the state machine that --flow runs: it needs --flow.');
+    return {};
+  }
+  if (flow.trim() === '') throw new UsageError('--flow needs the state machine\'s construct id (or logical id), e.g. --flow RefundFlow.');
+  if (others.demo || others.mcp || others.envelopes || values.calls !== undefined || values.file !== undefined || values.direct) {
+    throw new UsageError('--flow runs one state machine: not with `local demo`, --mcp, --calls, envelope arguments, --file or --direct.');
+  }
+  let flowInput: unknown = {};
+  if (input !== undefined) {
+    try {
+      flowInput = JSON.parse(input);
+    } catch (error) {
+      throw new UsageError(`--input must be JSON (the state machine's input), and is not: ${(error as Error).message}.`);
+    }
+  }
+  return { flow, flowInput };
 }

@@ -56,6 +56,7 @@ export const LOCAL_USAGE = `Usage:
   cdk-tool-handler local demo [--app CMD | --assembly DIR] [--stack NAME] [--json]
   cdk-tool-handler local --mcp [--port N] [--app CMD | --assembly DIR] [--stack NAME] [options]
   cdk-tool-handler local --calls FILE [--approve all|none] [--timeout S] [--app CMD | --assembly DIR] [options]
+  cdk-tool-handler local --flow ID [--input JSON] [--app CMD | --assembly DIR] [options]
 
 Runs a stack's ToolHandler on this machine: synthesizes the app (cdk synth, with --app or the
 cdk.json here; or takes --assembly, a cdk.out directory), starts an embedded DynamoDB (dynalite)
@@ -97,6 +98,10 @@ Options:
                      (default: leave them undecided, which ends those calls pending_approval)
   --timeout S        With --calls: seconds each call may take from its send to its last reply,
                      a decision and its resume included (default 60)
+  --flow ID          Run the stack's state machine ID (its construct id) to its end in a local Step
+                     Functions interpreter, its tasks against this run's handler, then exit; a task
+                     that waits for an approval waits for \`approvals approve ID --local\`
+  --input JSON       With --flow: the state machine's input (default {})
   --logs             Print the functions' own log lines (on stderr)
   --json             One JSON object per line on stdout
   -h, --help         Show this help

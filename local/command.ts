@@ -13,6 +13,8 @@ import { runDemo } from './demo';
 import { interrupted, interruption, unlessInterrupted } from './interrupt';
 import { DEFAULT_MCP_PORT, startMcpServer, type LocalMcpServer } from './mcp-server';
 import { loadDynalite, sdkNodePath } from './modules';
+import { startFlowEngines, type FlowEnginesStandIn } from './flow-engines';
+import { runFlow } from './flow-run';
 import { formatLine, type LocalLine } from './print';
 import { LocalRun } from './runtime';
 import { auditFileFor, removeState, statePath, writeState } from './state';
@@ -46,6 +48,10 @@ export interface LocalOptions {
   readonly approve?: ApproveMode;
   /** `--timeout`: seconds each call of `--calls` may take. @default DEFAULT_CALL_TIMEOUT_S */
   readonly timeoutSeconds?: number;
+  /** `--flow`: a state machine of the stack to run to its end (local/flow-run.ts). @default - none */
+  readonly flow?: string;
+  /** `--input`: that state machine's input. @default {} */
+  readonly flowInput?: unknown;
 }
 
 export async function localCommand(options: LocalOptions, io: CliIo): Promise<number> {
@@ -85,7 +91,10 @@ async function runAssembly(
   scripted: { readonly calls?: readonly CallLine[]; readonly signal: AbortSignal },
 ): Promise<number> {
   const { calls, signal } = scripted;
+  // A flow's tasks are completed through the Step Functions stand-in, where the flow run waits.
+  const engines = options.flow === undefined ? undefined : await startFlowEngines();
   const run = await LocalRun.start({
+    sfnEndpoint: engines?.url,
     assembly,
     stack: options.stack,
     handler: options.handler,
@@ -101,6 +110,7 @@ async function runAssembly(
       return reportCalls(await runCalls(run, calls, { approve: options.approve, timeoutSeconds, signal }), io, options.json, signal);
     }
     if (options.demo) return (await unlessInterrupted(signal, runDemo(run, print))) ? EXIT_OK : EXIT_FAILED;
+    if (engines && options.flow !== undefined) return await runFlowCommand(run, engines, options, io, print, signal);
     if (envelopes.length > 0) {
       await unlessInterrupted(signal, run.send(envelopes, { direct: options.direct }).then(() => run.settled()));
     }
@@ -111,6 +121,34 @@ async function runAssembly(
   } finally {
     await mcp?.close();
     await run.stop();
+    await engines?.close();
+  }
+}
+
+/**
+ * `local --flow ID --input JSON`: runs the state machine to its end while the approvals API serves
+ * `approvals ... --local` (a flow that waits for an approval waits for someone to decide it), and
+ * prints how it ended; exits 1 when the flow failed.
+ */
+async function runFlowCommand(
+  run: LocalRun,
+  engines: FlowEnginesStandIn,
+  options: LocalOptions,
+  io: CliIo,
+  print: (line: LocalLine) => void,
+  signal: AbortSignal,
+): Promise<number> {
+  const stopServing = publishRun(run, io, print, 'the flow runs until it ends');
+  try {
+    const outcome = await unlessInterrupted(
+      signal,
+      runFlow(run, engines, { stateMachine: options.flow!, input: options.flowInput ?? {} }, (message) => print({ type: 'step', message })),
+    );
+    if (!outcome) return EXIT_FAILED;
+    if (options.json) writeLine(io.stdout, printableJson({ type: 'flow', ...outcome }));
+    return outcome.ok ? EXIT_OK : EXIT_FAILED;
+  } finally {
+    stopServing();
   }
 }
 
@@ -141,6 +179,19 @@ function printer(options: LocalOptions, io: CliIo): (line: LocalLine) => void {
 
 /** Keeps the run up for `approvals --local` until SIGINT or SIGTERM (the command's `signal` aborts). */
 async function serve(run: LocalRun, io: CliIo, print: (line: LocalLine) => void, signal: AbortSignal): Promise<void> {
+  const stopServing = publishRun(run, io, print, 'Ctrl-C to stop');
+  try {
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+  } finally {
+    stopServing();
+  }
+}
+
+/** Tells `approvals ... --local` where this run's approvals API is (the state file); returns what takes it back. */
+function publishRun(run: LocalRun, io: CliIo, print: (line: LocalLine) => void, until: string): () => void {
   const file = statePath(io.env);
   if (run.apiUrl) {
     const { approver } = run;
@@ -160,17 +211,10 @@ async function serve(run: LocalRun, io: CliIo, print: (line: LocalLine) => void,
       type: 'info',
       message:
         `serving: decide with \`cdk-tool-handler approvals list --local\` and \`approvals approve ID --local\` ` +
-        `(as ${approver.userArn}); Ctrl-C to stop.`,
+        `(as ${approver.userArn}); ${until}.`,
     });
   } else {
-    print({ type: 'info', message: 'serving (the stack has no approvals API); Ctrl-C to stop.' });
+    print({ type: 'info', message: `serving (the stack has no approvals API); ${until}.` });
   }
-  try {
-    await new Promise<void>((resolve) => {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
-    });
-  } finally {
-    removeState(file);
-  }
+  return () => removeState(file);
 }

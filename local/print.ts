@@ -26,6 +26,18 @@ export type LocalLine =
   | { readonly type: 'audit'; readonly function: string; readonly record: AuditRecord }
   | { readonly type: 'notification'; readonly topic: string; readonly message: string };
 
+/**
+ * An envelope as `local` shows it: a `reply_to`'s task token or callback id is a credential, shown
+ * only as hidden (the envelope itself travels unchanged).
+ */
+export function shownEnvelope(envelope: unknown): unknown {
+  if (!envelope || typeof envelope !== 'object' || Array.isArray(envelope)) return envelope;
+  const { reply_to: replyTo, ...rest } = envelope as Record<string, unknown>;
+  if (replyTo === undefined) return envelope;
+  const kind = (replyTo as { kind?: unknown } | null)?.kind;
+  return { ...rest, reply_to: { kind: typeof kind === 'string' ? kind : '?', hidden: true } };
+}
+
 /** The reply bus's detail types that carry a reply (SPEC §7), as the handler publishes them. */
 const REPLY_CARRYING = new Set<string>(Object.values(REPLY_DETAIL_TYPES));
 

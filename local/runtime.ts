@@ -24,7 +24,7 @@ import { LOCAL_ACCOUNT, LOCAL_REGION, Resolver } from './intrinsics';
 import { sdkNodePath } from './modules';
 import { notificationsFor, topicRules, type TopicRule } from './notifications';
 import { pipeSpec, resumeMessage, resumeRuleSpec, type PipeSpec, type ResumeRuleSpec } from './pipe';
-import { busLine, type LocalLine } from './print';
+import { busLine, shownEnvelope, type LocalLine } from './print';
 import { newRunCredentials, type AccessKey } from './run-credentials';
 
 /** Who the local function URL says the approver is, unless `--principal` says otherwise. */
@@ -49,6 +49,11 @@ export interface LocalRunOptions {
   readonly overrides?: Partial<Record<Part, Record<string, string>>>;
   /** Every line `local` prints. */
   readonly print: (line: LocalLine) => void;
+  /**
+   * Where the functions' Step Functions clients are pointed (`AWS_ENDPOINT_URL_SFN`): the task
+   * responses of a flow run locally (local/flow-engines.ts). @default - unset
+   */
+  readonly sfnEndpoint?: string;
 }
 
 export class LocalRun {
@@ -205,6 +210,7 @@ export class LocalRun {
       AWS_ENDPOINT_URL_DYNAMODB: this.dynamo.endpoint,
       AWS_ENDPOINT_URL_LAMBDA: this.endpoints.url,
       AWS_ENDPOINT_URL_EVENTBRIDGE: this.endpoints.url,
+      ...(this.options.sfnEndpoint ? { AWS_ENDPOINT_URL_SFN: this.options.sfnEndpoint } : {}),
       AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: '1',
       AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs_local',
     };
@@ -325,7 +331,7 @@ export class LocalRun {
       return;
     }
     const records = envelopes.map((envelope) => {
-      this.emit({ type: 'call', envelope, via: 'sqs' });
+      this.emit({ type: 'call', envelope: shownEnvelope(envelope), via: 'sqs' });
       const body = typeof envelope === 'string' ? envelope : JSON.stringify(envelope);
       const e = envelope as { run_id?: string; approval_id?: string };
       return this.sqsRecord(body, e?.approval_id ?? e?.run_id ?? 'local');
@@ -335,7 +341,7 @@ export class LocalRun {
 
   /** One direct invoke of the handler with `envelope`: its reply, or the error it threw. */
   async invoke(envelope: unknown): Promise<InvokeOutcome> {
-    this.emit({ type: 'call', envelope, via: 'direct' });
+    this.emit({ type: 'call', envelope: shownEnvelope(envelope), via: 'direct' });
     const outcome = await this.sandbox('handler')!.invoke(envelope);
     this.emit(outcome.ok ? { type: 'reply', reply: outcome.result, via: 'direct' } : { type: 'thrown', error: outcome.error });
     return outcome;

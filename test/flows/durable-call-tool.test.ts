@@ -76,8 +76,8 @@ function refundFlow(options: { submitTwice?: boolean } = {}) {
     const sqsClient = client();
     const ctxSubmittingTwice = options.submitTwice
       ? {
-          waitForCallback: (name: string | undefined, submitter: (id: string, c: unknown) => Promise<void>, config?: object) =>
-            ctx.waitForCallback(name, async (id, c) => {
+          waitForCallback: <T,>(name: string | undefined, submitter: (id: string, c: unknown) => Promise<void>, config?: object) =>
+            ctx.waitForCallback<T>(name, async (id, c) => {
               await submitter(id, c);
               await submitter(id, c);
             }, config),
