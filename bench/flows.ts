@@ -26,6 +26,8 @@ export interface FlowCompletionRoundTrips {
   readonly callCompletions: number;
   /** DynamoDB requests of an approval request with `reply_to` beyond one without (keeping the reply_to). */
   readonly requestExtraDynamo: number;
+  /** DynamoDB requests of a resume no flow waits for (as before flows: the claim and the completion). */
+  readonly resumeDynamo: number;
   /** DynamoDB requests of the resume with a waiting flow beyond one without (the completion's record), and its completions. */
   readonly resumeExtraDynamo: number;
   readonly resumeCompletions: number;
@@ -74,7 +76,7 @@ export async function measureFlowCompletionRoundTrips(iterations: number): Promi
       await deliver('warm', { tool: 'add', args: { a: 0, b: 0 }, run_id: 'warm', call_id: 'warm', reply_to: sfn('warm') });
 
       const samples: Record<keyof FlowCompletionRoundTrips, number[]> = {
-        callDynamo: [], callWithReplyToDynamo: [], callCompletions: [], requestExtraDynamo: [], resumeExtraDynamo: [], resumeCompletions: [],
+        callDynamo: [], callWithReplyToDynamo: [], callCompletions: [], requestExtraDynamo: [], resumeDynamo: [], resumeExtraDynamo: [], resumeCompletions: [],
       };
       for (let i = 0; i < iterations; i++) {
         const plain = await cost(() => deliver(`plain-${i}`, { tool: 'add', args: { a: i, b: 1 }, run_id: `p-${i}`, call_id: 'c' }));
@@ -95,6 +97,7 @@ export async function measureFlowCompletionRoundTrips(iterations: number): Promi
           await approver.decide(pending.approvalId, { approved: true, by: 'bench' });
           resumes.push(await cost(() => deliver(`resume-${id}`, { approval_id: pending.approvalId })));
         }
+        samples.resumeDynamo.push(resumes[0].dynamo);
         samples.resumeExtraDynamo.push(resumes[1].dynamo - resumes[0].dynamo);
         samples.resumeCompletions.push(resumes[1].completions);
       }

@@ -81,6 +81,8 @@ export const APPROVAL_ATTRIBUTES = {
   requestedBy: 'requestedBy',
   /** The caller's id alone, beside `requestedBy`: what a claim limited to one caller tests. */
   requestedById: 'requestedById',
+  /** The kind of the flow that waits for the call (`sfn`, `durable`), when one does: never its token. */
+  flow: 'flow',
 } as const;
 
 /**

@@ -59,6 +59,8 @@ export interface CallIdentity {
   readonly fingerprint?: string;
   /** Whom it acts for: the delivery's caller, or on a resume the caller of the call that asked. */
   readonly caller?: Caller;
+  /** On a resume: a flow waits for the call (its approval says so), and the resume completes it. */
+  readonly flow?: boolean;
 }
 
 export function errorReply(error: ToolHandlerError, identity: CallIdentity): ErrorReply {

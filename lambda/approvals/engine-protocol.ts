@@ -28,6 +28,8 @@ export const engineRequestSchema = z.discriminatedUnion('op', [
     run_id: id,
     call_id: id,
     requested_by: caller.optional(),
+    /** The kind of the flow that waits for the call; its token never travels to the engine. */
+    flow: z.enum(['sfn', 'durable']).optional(),
   }),
   z.strictObject({
     op: z.literal('claim'),

@@ -49,6 +49,7 @@ export async function requestApproval(
       callId,
       fingerprint,
       ...(caller === undefined ? {} : { requestedBy: caller }),
+      ...(envelope.replyTo === undefined ? {} : { flow: envelope.replyTo.kind }),
     });
     if (!created && record.fingerprint !== fingerprint) throw callIdsReused(runId, callId);
     if (record.status === 'denied') throw denied(record);
@@ -106,6 +107,7 @@ export async function resumeApproval(
     approvalId: record.approvalId,
     fingerprint: record.fingerprint,
     caller: record.requestedBy,
+    flow: record.flow !== undefined,
   };
   try {
     const reply = claim.claimed ? await runClaimed(approvals, claim, scope.tools.get(record.tool)!, delivery) : unclaimable(record, scope);

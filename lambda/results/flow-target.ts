@@ -47,6 +47,7 @@ export function flowTarget(flows: FlowStore, engines: FlowEngines = awsFlowEngin
       return done ? { held: true, carriedError } : { held: false };
     },
     async approvalExpired(record: ApprovalRecord): Promise<boolean> {
+      if (record.flow === undefined) return true;
       const completion: Completion = {
         ok: false,
         error: APPROVAL_EXPIRED_ERROR,
@@ -67,8 +68,9 @@ interface Plan {
 /** What the call's end means for a flow waiting for it: nothing, keep its reply_to, or complete it. */
 function planOf(ended: CallEnded): Plan | undefined {
   const { outcome } = ended;
-  if (!ended.resume && !ended.replyTo) return undefined;
   const { identity } = outcome;
+  // A resume completes a flow only when its approval says one waits: other resumes pay no round trip.
+  if (ended.resume ? identity.flow !== true : !ended.replyTo) return undefined;
   const approvalId =
     identity.approvalId ?? (identity.runId !== undefined && identity.callId !== undefined ? approvalIdFor(identity.runId, identity.callId) : undefined);
   if (approvalId === undefined) return undefined;

@@ -39,6 +39,8 @@ const APPROVAL_FIELDS: Readonly<Record<StoredField, FieldSpec>> = {
   fingerprint: { form: 'text', atCreate: true },
   owner: { form: 'text', atCreate: true },
   requestedBy: { form: 'json', api: true, atCreate: true, view: requesterView },
+  // Only the kind: the token is kept apart (stores/dynamo-flows.ts), where approvers never read.
+  flow: { form: 'text', atCreate: true },
   createdAt: { form: 'number', api: true, atCreate: true },
   expiresAt: { form: 'seconds', api: true, atCreate: true },
   decidedBy: { form: 'text', api: true },
@@ -67,6 +69,7 @@ export function newApprovalRecord(input: CreateApprovalInput, owner: string, cre
     fingerprint: input.fingerprint,
     owner,
     ...(input.requestedBy === undefined ? {} : { requestedBy: input.requestedBy }),
+    ...(input.flow === undefined ? {} : { flow: input.flow }),
     status: 'pending',
     createdAt,
     expiresAt: createdAt + ttlMs,

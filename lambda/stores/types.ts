@@ -20,6 +20,8 @@ export interface ApprovalRecord {
   readonly owner: string;
   /** Whom the call that asked acted for, when its host proved one; its resume runs for the same caller. */
   readonly requestedBy?: Caller;
+  /** A flow waits for the call (`reply_to`'s kind, `sfn` or `durable`; never the token): its resume or expiry completes it. */
+  readonly flow?: string;
   readonly status: ApprovalStatus;
   readonly decidedBy?: string;
   readonly decidedAt?: number;
@@ -54,6 +56,8 @@ export interface CreateApprovalInput {
   readonly owner?: string;
   /** Whom the call acts for. @default - no caller */
   readonly requestedBy?: Caller;
+  /** The kind of the flow that waits for the call (`reply_to.kind`). @default - none waits */
+  readonly flow?: string;
 }
 
 export interface CreateApprovalOutcome {
