@@ -97,7 +97,9 @@ export async function callTool(ctx: CallbackContext, options: CallToolOptions): 
 
 async function send(options: CallToolOptions, callbackId: string): Promise<void> {
   const sdk = require('@aws-sdk/client-sqs') as typeof import('@aws-sdk/client-sqs');
-  const client = options.sqs ?? (sharedSqs ??= new sdk.SQSClient({ region: resolveRegion() }));
+  // With AWS_ENDPOINT_URL_SQS set (a local run, tests), requests go there, never to the queue URL's host.
+  const local = Boolean(process.env.AWS_ENDPOINT_URL_SQS);
+  const client = options.sqs ?? (sharedSqs ??= new sdk.SQSClient({ region: resolveRegion(), ...(local ? { useQueueUrlAsEndpoint: false } : {}) }));
   const runId = options.runId ?? `dur_${hash('run', callbackId)}`;
   const callId = options.callId ?? `dur_${hash('call', callbackId)}`;
   const body = {

@@ -71,9 +71,9 @@ afterEach(() => logs.restore());
 const client = () => new SQSClient({ region: 'us-east-1', endpoint: sqs.url, credentials: LOCAL_AWS_CREDENTIALS });
 
 /** A durable function that refunds an order through the handler and says how it went. */
-function refundFlow(options: { submitTwice?: boolean } = {}) {
+function refundFlow(options: { submitTwice?: boolean; queue?: string; defaultClient?: boolean } = {}) {
   return withDurableExecution(async (event: { orderId: string }, ctx: DurableContext) => {
-    const sqsClient = client();
+    const sqsClient = options.defaultClient ? undefined : client();
     const ctxSubmittingTwice = options.submitTwice
       ? {
           waitForCallback: <T,>(name: string | undefined, submitter: (id: string, c: unknown) => Promise<void>, config?: object) =>
@@ -84,7 +84,8 @@ function refundFlow(options: { submitTwice?: boolean } = {}) {
         }
       : ctx;
     try {
-      const reply = await callTool(ctxSubmittingTwice, { queue: `${sqs.url}/123456789012/tools`, tool: 'refund', args: { orderId: event.orderId }, sqs: sqsClient });
+      const queue = options.queue ?? `${sqs.url}/123456789012/tools`;
+      const reply = await callTool(ctxSubmittingTwice, { queue, tool: 'refund', args: { orderId: event.orderId }, sqs: sqsClient });
       return { status: reply.status, result: reply.result };
     } catch (error) {
       if (error instanceof ToolCallFailed) return { failed: error.error, message: error.message };
@@ -150,4 +151,21 @@ test('a submitter that runs twice sends the same call twice, and the flow is com
   expect(JSON.parse(sent[0].body)).toEqual(JSON.parse(sent[1].body));
   const callbackId = JSON.parse(sent[0].body).reply_to.callback_id;
   expect(engines.received.filter((c) => c.id === callbackId)).toHaveLength(1);
+});
+
+test('the default SQS client honours AWS_ENDPOINT_URL_SQS: the queue URL\'s own host is never asked', async () => {
+  process.env.AWS_ENDPOINT_URL_SQS = sqs.url;
+  try {
+    runner = new LocalDurableTestRunner({
+      handlerFunction: refundFlow({ defaultClient: true, queue: 'https://sqs.us-east-1.amazonaws.com/123456789012/tools' }),
+    });
+    const execution = runner.run({ payload: { orderId: 'o-5' } });
+    const approvalId = await pendingApproval('o-5');
+    await approvals.decide(approvalId, { approved: true, by: 'alice' });
+    await handler(sqsEvent(sqsRecord(`resume-${approvalId}`, { approval_id: approvalId })));
+    expect((await execution).getResult()).toEqual({ status: 'ok', result: { refunded: 'o-5' } });
+    expect(sent[0].queueUrl).toBe('https://sqs.us-east-1.amazonaws.com/123456789012/tools');
+  } finally {
+    delete process.env.AWS_ENDPOINT_URL_SQS;
+  }
 });
