@@ -97,11 +97,13 @@ test('expire: the expirer fails the task with ToolHandler.ApprovalExpired, which
   }
 }, 60_000);
 
-test('every completion went to its own token once, and no token appears in any line, event or audit record', () => {
+test('every completion went to its own token once, and no token appears in any line, event, audit record or API record', async () => {
   const tokens = engines.received.map((c) => c.id);
   expect(tokens.length).toBeGreaterThanOrEqual(3);
   expect(new Set(tokens).size).toBe(tokens.length);
-  const everything = [JSON.stringify(run.lines), JSON.stringify(run.events), ...run.auditLines, ...printed].join('\n');
+  const records = await localApprovalsClient(run)!.listAll({ pageSize: 50 });
+  expect(records.length).toBeGreaterThanOrEqual(3);
+  const everything = [JSON.stringify(run.lines), JSON.stringify(run.events), ...run.auditLines, ...printed, JSON.stringify(records)].join('\n');
   for (const token of tokens) expect(everything).not.toContain(token);
   expect(everything).toContain('"hidden":true');
 });
