@@ -11,6 +11,7 @@ import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
 import { ToolHandler } from '../../lib';
 import { decisionFilter, RESUME_INPUT_TEMPLATE } from '../../lib/approvals/auto-resume';
 import { EXPIRE_ATTRIBUTE_NAMES } from '../../lib/permissions';
+import { FLOW_ITEM_ATTRIBUTES } from '../../lib/permissions/expirer';
 import { createTestTable } from '../support/dynamo';
 import { matchesPattern } from '../../local/event-pattern';
 import { renderInputTemplate } from '../../local/pipe';
@@ -259,7 +260,7 @@ describe('expiry', () => {
     ]);
   });
 
-  test("the expirer's role Queries its owner's partition of the pending index and marks its owner's approvals, nothing else", () => {
+  test("the expirer's role Queries its owner's partition of the pending index, marks its owner's approvals and completes its owner's waiting flows, nothing else", () => {
     const roleId = logicalId(plain.stack, 'Tools/Approvals/ExpirerRole');
     const dynamo = statementsOfRole(t, roleId).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
     expect(dynamo).toEqual([
@@ -280,7 +281,19 @@ describe('expiry', () => {
           'ForAllValues:StringEquals': { 'dynamodb:Attributes': EXPIRE_ATTRIBUTE_NAMES },
         },
       },
+      {
+        Sid: 'ApprovalsExpirerCompletesItsFlows',
+        Effect: 'Allow',
+        Action: 'dynamodb:UpdateItem',
+        Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
+        Condition: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`call#${owner}#flow#*`] },
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': FLOW_ITEM_ATTRIBUTES },
+        },
+      },
     ]);
+    // A flow item's attributes only: never a call item's kept reply or lease.
+    expect([...FLOW_ITEM_ATTRIBUTES].sort()).toEqual(['completion', 'completionAt', 'completionBy', 'deleteAt', 'kind', 'pk', 'replyTo']);
     // It marks `expiredAt` and removes the pending mark; it never names a decision attribute but `decision` (tested in its condition).
     expect([...EXPIRE_ATTRIBUTE_NAMES].sort()).toEqual(['decision', 'expiredAt', 'expiresAt', 'owner', 'pendingOwner', 'pk']);
   });

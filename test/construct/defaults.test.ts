@@ -47,6 +47,8 @@ describe('the function', () => {
       [ENV.owner]: tools.owner,
       [ENV.approvalTtlSeconds]: String(7 * 24 * 3600),
       [ENV.metricsNamespace]: 'CdkToolHandler',
+      // The queue's redrive policy: a waiting flow is told of a failure on the last receive.
+      [ENV.maxReceiveCount]: '5',
     });
   });
 

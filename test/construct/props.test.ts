@@ -446,12 +446,12 @@ describe('owner', () => {
     expect(tags('handler')).toEqual({ 'cdk-tool-handler:function': 'tool-handler', 'cdk-tool-handler:owner': 'orders.tools-1' });
   });
 
-  test("is the key space of every table grant: call#<owner>#* for the handler, approval#<owner>#* for the others", () => {
+  test("is the key space of every table grant: call#<owner>#* for the handler, approval#<owner>#* for the others, and the expirer's call#<owner>#flow#* (waiting flows)", () => {
     const leadingKeys = Object.values(t().findResources('AWS::IAM::Policy'))
       .flatMap((p: any) => p.Properties.PolicyDocument.Statement)
       .filter((s: any) => JSON.stringify(s.Condition ?? {}).includes('dynamodb:LeadingKeys'))
       .flatMap((s: any) => Object.values(s.Condition).flatMap((c: any) => c['dynamodb:LeadingKeys'] ?? []));
-    expect(new Set(leadingKeys)).toEqual(new Set(['call#orders.tools-1#*', 'approval#orders.tools-1#*', 'orders.tools-1']));
+    expect(new Set(leadingKeys)).toEqual(new Set(['call#orders.tools-1#*', 'approval#orders.tools-1#*', 'orders.tools-1', 'call#orders.tools-1#flow#*']));
   });
 
   test('is what its resume rule matches', () => {
