@@ -4,7 +4,6 @@
  * It is read here, kept by the flow store, and handed to the completion only: no error message names
  * it, and no log line, reply, event or record carries it.
  */
-import * as z from 'zod';
 
 /** The longest task token Step Functions issues, and the longest durable callback id, in characters. */
 export const MAX_TASK_TOKEN = 2048;
@@ -26,32 +25,33 @@ export type ReplyTo = SfnReplyTo | DurableReplyTo;
 
 const CONTROL = /[\p{Cc}\s]/u;
 
-function secretString(key: string, max: number) {
-  return z.string().superRefine((value, ctx) => {
-    const problem =
-      value.length === 0
-        ? 'must not be empty'
-        : value.length > max
-          ? `must be at most ${max} characters`
-          : CONTROL.test(value)
-            ? 'must not contain whitespace or control characters'
-            : undefined;
-    // The value is never quoted: it is a credential.
-    if (problem) ctx.addIssue({ code: 'custom', message: `\`reply_to.${key}\` ${problem}` });
-  });
+/** Why a secret string is refused, or `undefined`; the value is never quoted (it is a credential). */
+function secretProblem(key: string, value: unknown, max: number): string | undefined {
+  if (typeof value !== 'string') return `\`reply_to.${key}\` must be a string`;
+  if (value.length === 0) return `\`reply_to.${key}\` must not be empty`;
+  if (value.length > max) return `\`reply_to.${key}\` must be at most ${max} characters`;
+  if (CONTROL.test(value)) return `\`reply_to.${key}\` must not contain whitespace or control characters`;
+  return undefined;
 }
 
-/** The wire form (snake_case), as the envelope carries it. */
-export const replyToSchema = z
-  .discriminatedUnion(
-    'kind',
-    [
-      z.strictObject({ kind: z.literal('sfn'), task_token: secretString('task_token', MAX_TASK_TOKEN) }),
-      z.strictObject({ kind: z.literal('durable'), callback_id: secretString('callback_id', MAX_CALLBACK_ID) }),
-    ],
-    { error: '`reply_to.kind` must be "sfn" (with `task_token`) or "durable" (with `callback_id`)' },
-  )
-  .transform((wire): ReplyTo => (wire.kind === 'sfn' ? { kind: 'sfn', taskToken: wire.task_token } : { kind: 'durable', callbackId: wire.callback_id }));
+const KIND_PROBLEM = '`reply_to.kind` must be "sfn" (with `task_token`) or "durable" (with `callback_id`)';
+
+/**
+ * Reads the wire form (snake_case), as the envelope carries it: the reply_to, or why it is refused
+ * (a message naming the key, never the value).
+ */
+export function readReplyTo(wire: unknown): ReplyTo | string {
+  if (typeof wire !== 'object' || wire === null || Array.isArray(wire)) return '`reply_to` must be an object';
+  const fields = wire as Record<string, unknown>;
+  const secretKey = fields.kind === 'sfn' ? 'task_token' : fields.kind === 'durable' ? 'callback_id' : undefined;
+  if (secretKey === undefined) return KIND_PROBLEM;
+  const extra = Object.keys(fields).find((key) => key !== 'kind' && key !== secretKey);
+  if (extra !== undefined) return `key \`reply_to.${extra.slice(0, 40)}\` is not allowed (\`reply_to\` holds \`kind\` and \`${secretKey}\`)`;
+  const problem = secretProblem(secretKey, fields[secretKey], secretKey === 'task_token' ? MAX_TASK_TOKEN : MAX_CALLBACK_ID);
+  if (problem) return problem;
+  const secret = fields[secretKey] as string;
+  return fields.kind === 'sfn' ? { kind: 'sfn', taskToken: secret } : { kind: 'durable', callbackId: secret };
+}
 
 /** Back to the wire form. */
 export function replyToPayload(replyTo: ReplyTo): { kind: string; task_token?: string; callback_id?: string } {
