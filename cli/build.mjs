@@ -20,8 +20,9 @@ await build({
   format: 'cjs',
   // The SDK's ES module builds: smaller once tree-shaken than its CommonJS ones.
   mainFields: ['module', 'main'],
-  // `local`'s embedded DynamoDB has a native part: it is found at run time (see local/modules.ts).
-  external: ['dynalite'],
+  // `local`'s embedded DynamoDB has a native part, and `local --flow`'s Step Functions interpreter is
+  // large and needed by flows only: both are found at run time (see local/modules.ts).
+  external: ['dynalite', 'aws-local-stepfunctions'],
   minify: true,
   sourcemap: false,
   legalComments: 'none',

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { CliError } from '../console/errors';
 import type { FlowEnginesStandIn } from './flow-engines';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './intrinsics';
+import { loadLocalStepFunctions } from './modules';
 import { shimPromiseWithResolvers } from './promise-shim';
 import type { LocalRun } from './runtime';
 
@@ -91,8 +92,7 @@ function tasksOf(definition: Record<string, any>, found = new Map<string, Record
 /** Runs the flow to its end: its output, or the error it failed with. */
 export async function runFlow(run: LocalRun, engines: FlowEnginesStandIn, options: FlowRunOptions, print: (message: string) => void): Promise<FlowOutcome> {
   shimPromiseWithResolvers();
-  // Loaded by the flow that needs it: the rest of the local run never pays for it.
-  const { StateMachine } = require('aws-local-stepfunctions') as typeof import('aws-local-stepfunctions');
+  const { StateMachine } = loadLocalStepFunctions();
   const machine = findStateMachine(run, options.stateMachine);
   const handlers: Record<string, (input: any) => Promise<any>> = {};
   for (const [name, state] of tasksOf(machine.definition)) {

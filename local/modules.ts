@@ -68,3 +68,31 @@ export function sdkNodePath(): string[] {
   }
   return [project, ...dirs.filter((d) => d !== project)];
 }
+
+/**
+ * `local --flow`'s Step Functions interpreter, aws-local-stepfunctions (with a `Promise.withResolvers`
+ * shim on Node 20), and the Step Functions client the handler completes flows with: found like
+ * dynalite, so that runs without flows never load them (nor carry them in the CLI's bundle).
+ */
+export function loadLocalStepFunctions(): typeof import('aws-local-stepfunctions') {
+  const missing = ['aws-local-stepfunctions', '@aws-sdk/client-sfn'].filter((name) => !requirers().some((req) => resolves(req, name)));
+  if (missing.length > 0) {
+    throw new CliError(
+      `\`cdk-tool-handler local --flow\` runs the state machine in aws-local-stepfunctions, and the handler completes its tasks with ` +
+        `@aws-sdk/client-sfn; not installed here: ${missing.join(', ')}. Run \`npm i -D ${missing.join(' ')}\`.`,
+    );
+  }
+  for (const req of requirers()) {
+    if (resolves(req, 'aws-local-stepfunctions')) return req('aws-local-stepfunctions');
+  }
+  throw new CliError('aws-local-stepfunctions could not be loaded.');
+}
+
+function resolves(req: NodeRequire, name: string): boolean {
+  try {
+    req.resolve(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
