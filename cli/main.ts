@@ -1,7 +1,7 @@
 /**
- * `cdk-tool-handler approvals list | show ID | approve ID | deny ID` (SPEC §9, `--local` for a
+ * `cdk-tool-handler approvals list | show ID | approve ID | deny ID` (`--local` for a
  * running local run), `cdk-tool-handler audit` (the audit records, commands/audit.ts) and
- * `cdk-tool-handler local [demo]` (SPEC §12's local run, local/command.ts), callable in-process:
+ * `cdk-tool-handler local [demo]` (the local run, local/command.ts), callable in-process:
  * everything it touches of its process comes in `io`, and it returns the exit code (see
  * console/errors.ts).
  */

@@ -289,7 +289,7 @@ export interface ToolHandlerProps {
   readonly logRetention?: logs.RetentionDays;
 
   /**
-   * How long the audit records are kept in CloudWatch Logs (README, "Audit records"): the retention
+   * How long the audit records are kept in CloudWatch Logs (docs/operations.md, "Audit records"): the retention
    * of the log groups of the functions that write them, the handler (one record per call), the
    * approvals API (one per decision) and the expirer (one per expiry). A log group has one
    * retention, so each of these gets the longer of `logRetention` and `auditRetention`: a shorter
@@ -301,7 +301,7 @@ export interface ToolHandlerProps {
   readonly auditRetention?: logs.RetentionDays;
 
   /**
-   * Ship the audit records of every function that writes them to S3 (README, "Audit records"): a
+   * Ship the audit records of every function that writes them to S3 (docs/operations.md, "Audit records"): a
    * CloudWatch Logs subscription filter (`{ $.record = "audit" }`) on each of their log groups,
    * through Amazon Data Firehose, into `bucket` (or a created one), one record per line under
    * `audit/<owner>/yyyy/MM/dd/`. The bucket is `auditArchiveBucket`.
@@ -335,7 +335,7 @@ export interface ToolHandlerProps {
   readonly maxEventAge?: Duration;
 
   /**
-   * The CloudWatch namespace of the handler's metrics (README, "Operations": `Calls`, `Failed`,
+   * The CloudWatch namespace of the handler's metrics (docs/operations.md: `Calls`, `Failed`,
    * `Duration`, the approvals' figures), set as `TOOL_HANDLER_METRICS_NAMESPACE` on every function.
    * 1 to 255 printable ASCII characters, not starting with `:` or `AWS/`.
    *
@@ -344,7 +344,7 @@ export interface ToolHandlerProps {
   readonly metricsNamespace?: string;
 
   /**
-   * Create the alarms that each ask a person to act (README, "Operations"): messages in a
+   * Create the alarms that each ask a person to act (docs/operations.md): messages in a
    * dead-letter queue, calls waiting on the queue, failing calls, throttles, a failing or stopped
    * expirer, an approval about to expire undecided. `false` creates none: build your own from the
    * `metric...()` methods then.
@@ -425,7 +425,7 @@ export interface ToolHandlerProps {
   readonly pendingApprovalAgeAlarmThreshold?: Duration;
 
   /**
-   * Create a CloudWatch dashboard for the handler (README, "Operations"): calls, failures and
+   * Create a CloudWatch dashboard for the handler (docs/operations.md): calls, failures and
    * duration per tool, the approvals' figures, the queues and a table of the latest failures.
    *
    * @default false

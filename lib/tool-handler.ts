@@ -142,7 +142,7 @@ export class ToolHandler extends Construct implements IToolHandler {
   public readonly toolManifest?: ToolManifestEntry[];
 
   /**
-   * The alarms that ask a person to act (README, "Operations"), each named for what to do.
+   * The alarms that ask a person to act (docs/operations.md), each named for what to do.
    *
    * @default - none when `alarms` is false
    */
@@ -156,7 +156,7 @@ export class ToolHandler extends Construct implements IToolHandler {
   public readonly dashboard?: cloudwatch.Dashboard;
 
   /**
-   * The log groups that hold the audit records (README, "Audit records"): the handler function's
+   * The log groups that hold the audit records (docs/operations.md, "Audit records"): the handler function's
    * (one per call), the approvals API's (one per decision) and the expirer's (one per expiry), in
    * that order. Their retention is the longer of `logRetention` and `auditRetention`.
    */
@@ -268,7 +268,7 @@ export class ToolHandler extends Construct implements IToolHandler {
 
   /**
    * Adds a Lambda target for this handler to an AgentCore Gateway. Its inline tool schema lists
-   * the allowlisted tools, with their input schemas reduced to what AgentCore accepts (see README);
+   * the allowlisted tools, with their input schemas reduced to what AgentCore accepts (see docs/hosts.md);
    * the gateway's role gets `lambda:InvokeFunction` on the function. The construct id of the target
    * is `GatewayTarget` (then `GatewayTarget2`, ... for more gateways).
    */
@@ -350,7 +350,7 @@ export class ToolHandler extends Construct implements IToolHandler {
   }
 
   /**
-   * Calls of the handler (README, "Operations"): every call, or, with `tool`, the calls of that
+   * Calls of the handler (docs/operations.md): every call, or, with `tool`, the calls of that
    * allowlisted tool.
    *
    * @param tool a name of `tools`. Default: every call, whatever tool it names

@@ -1,5 +1,5 @@
 /**
- * `local --mcp` (SPEC §15): the Model Context Protocol over Streamable HTTP at
+ * `local --mcp`: the Model Context Protocol over Streamable HTTP at
  * `http://127.0.0.1:<port>/mcp`, on the official SDK's server classes, showing what an AgentCore
  * Gateway shows for the handler: the gateway targets' tools as the template defines them, each call
  * made the way the Gateway invokes a Lambda target (local/mcp-call.ts). Every request needs the
@@ -52,7 +52,7 @@ export async function startMcpServer(run: LocalRun, options: McpServerOptions): 
   if (tools.length === 0) {
     throw new CliError(
       `The stack ${run.stackName}'s ToolHandler has no AgentCore Gateway target: \`local --mcp\` serves the tools a gateway ` +
-        'target lists. Add one in the stack with `tools.addToGateway(gateway)` (README, "Hosts"), then run it again.',
+        'target lists. Add one in the stack with `tools.addToGateway(gateway)` (docs/hosts.md), then run it again.',
     );
   }
   const token = mcpToken(run);

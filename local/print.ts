@@ -22,11 +22,11 @@ export type LocalLine =
   | { readonly type: 'decision'; readonly approval_id: string; readonly status: string; readonly decided_by?: string }
   | { readonly type: 'resume'; readonly approval_id: string; readonly body: string; readonly via: 'pipe' | 'fallback' | 'skipped'; readonly note?: string }
   | { readonly type: 'log'; readonly function: string; readonly line: string }
-  /** An audit record a function wrote (README, "Audit records"), as written. */
+  /** An audit record a function wrote (docs/operations.md, "Audit records"), as written. */
   | { readonly type: 'audit'; readonly function: string; readonly record: AuditRecord }
   | { readonly type: 'notification'; readonly topic: string; readonly message: string };
 
-/** The reply bus's detail types that carry a reply (SPEC §7), as the handler publishes them. */
+/** The reply bus's detail types that carry a reply, as the handler publishes them. */
 const REPLY_CARRYING = new Set<string>(Object.values(REPLY_DETAIL_TYPES));
 
 export function busLine(event: BusEvent): LocalLine {

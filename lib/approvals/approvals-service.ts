@@ -108,7 +108,7 @@ export class ApprovalsService extends Construct {
       logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
     });
-    // What the handler role's Denies and the README's SCP recognise the function by (`aws:ResourceTag`).
+    // What the handler role's Denies and the SCP of docs/security.md recognise the function by (`aws:ResourceTag`).
     Tags.of(fn).add(TAG.function, code);
     Tags.of(fn).add(TAG.owner, options.owner);
     if (options.runtime === undefined) {

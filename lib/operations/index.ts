@@ -1,5 +1,5 @@
 /**
- * Operations (SPEC §14): the handler's metrics as aws-cdk-lib `Metric`s, the alarms that ask a
+ * Operations: the handler's metrics as aws-cdk-lib `Metric`s, the alarms that ask a
  * person to act, and the dashboard. The runtime writes the figures (lambda/metrics/).
  */
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';

@@ -1,5 +1,5 @@
 /**
- * A missing esbuild fails synth with a message that says to install it (issue 10), instead of
+ * A missing esbuild fails synth with a message that says to install it, instead of
  * aws-cdk-lib's fallback to Docker ("Cannot connect to the Docker daemon").
  */
 import * as fs from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The tools manifest read at synth (§12): the construct runs the bundle it built in a child node
+ * The tools manifest read at synth: the construct runs the bundle it built in a child node
  * process and learns the tools; wrong `tools` and `handler` are errors at construction, by exact
  * message. Bundled stacks (about a second each; the manifest is cached per bundle hash).
  */

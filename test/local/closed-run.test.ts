@@ -1,5 +1,5 @@
 /**
- * The local run is as closed as the cloud (SPEC §13): another process on the machine can neither
+ * The local run is as closed as the cloud: another process on the machine can neither
  * approve with a forged identity through Lambda's Invoke API, nor call the approvals engine, nor put
  * events on the reply bus. Each test is an attack on the real run of the sample's bundles.
  */

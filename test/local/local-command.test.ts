@@ -61,7 +61,7 @@ test('--json prints one JSON object per line; --file reads a JSON array of envel
   );
 }, 60_000);
 
-test('--json escapes control and format characters (SPEC §13), and each line still parses to what was sent', async () => {
+test('--json escapes control and format characters, and each line still parses to what was sent', async () => {
   const args = { a: 1, b: 2, note: 'x\u202eevil\u009b31m\u200b\u0007' };
   const result = await local(['local', '--assembly', assembly, '--once', '--json', JSON.stringify({ tool: 'add', args })]);
   expect(result.code).toBe(0);

@@ -1,5 +1,5 @@
 /**
- * `cdk-tool-handler local --mcp` (SPEC §15) as a user runs it: the one-file CLI build in a child
+ * `cdk-tool-handler local --mcp` as a user runs it: the one-file CLI build in a child
  * `node`, on the sample app synthesized with an AgentCore Gateway target, reached by the MCP
  * TypeScript SDK's own `Client` over `StreamableHTTPClientTransport`: the target's tools as the
  * template defines them, a plain call, a call that needs approval, the decision through the local

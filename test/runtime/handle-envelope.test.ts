@@ -28,7 +28,7 @@ const returning = (value: () => unknown) => tool({ name: 'give', run: value });
 const executorOf = (...tools: Parameters<typeof tool>[0][]) =>
   new ToolExecutor({ tools: tools.map((options) => tool(options)), approvals: false });
 
-describe('replies (§3)', () => {
+describe('replies', () => {
   test.each([
     ['undefined becomes null', () => undefined, null],
     ['a Date becomes its JSON string', () => new Date(0), '1970-01-01T00:00:00.000Z'],
@@ -71,7 +71,7 @@ describe('replies (§3)', () => {
   });
 });
 
-describe('errors (§4)', () => {
+describe('errors', () => {
   test.each([
     [new ToolUsageError('x'), 'ToolUsageError', false, false],
     [new ToolNotFound('x'), 'ToolNotFound', false, false],
@@ -90,7 +90,7 @@ describe('errors (§4)', () => {
   });
 });
 
-describe('handleEnvelope (§5)', () => {
+describe('handleEnvelope', () => {
   test('the tool gets its context: ids, source, deadline and signal', async () => {
     let seen: ToolContext | undefined;
     const executor = executorOf({ name: 'peek', run: (_args: unknown, ctx: ToolContext) => void (seen = ctx) });
