@@ -75,6 +75,12 @@ export class ToolExecutor implements EnvelopeRouter {
    * rejects. A protocol returns the outcome, or throws when the envelope itself names the call.
    * The run path's step (handle-envelope.ts): run envelopes with `handleEnvelope`.
    */
+  /** The tools a delivery may run, for the error that names them. */
+  private runnable(delivery: Delivery): string[] {
+    const names = [...this.tools.keys()];
+    return delivery.allowed === undefined ? names : names.filter((name) => delivery.allowed!.has(name));
+  }
+
   async route(envelope: Envelope, delivery: Delivery): Promise<Outcome> {
     let identity: CallIdentity = envelope.isResume ? envelope : { ...envelope, caller: delivery.caller };
     try {
@@ -84,7 +90,7 @@ export class ToolExecutor implements EnvelopeRouter {
         return await resumeApproval(approvals, envelope.approvalId, scope, delivery);
       }
       const tool = this.tools.get(envelope.tool);
-      if (!tool || (delivery.allowed !== undefined && !delivery.allowed.has(tool.name))) throw toolNotAllowed(envelope.tool);
+      if (!tool || (delivery.allowed !== undefined && !delivery.allowed.has(tool.name))) throw toolNotAllowed(envelope.tool, this.runnable(delivery));
       if (tool.requiresCaller && !delivery.caller?.verified) throw callerRequired(tool.name);
       // Hashed once: the lease, the approval and the audit record all take it.
       const call: PlainCall = {

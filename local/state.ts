@@ -1,5 +1,5 @@
 /**
- * How `approvals --local` finds a running `local`: a small file, one per working directory (or
+ * How `approvals --local` finds a running `local`: a small file, one per app folder (or
  * `CDK_TOOL_HANDLER_LOCAL_STATE`), holding the local API's URL and the run's approver keys, the
  * secret its function URL accepts; only its owner may read it (mode 0600). It lives in a directory
  * of the user's own that no other user can create or replace, never under a predictable name in a
@@ -43,9 +43,20 @@ export function statePath(env: Env, cwd = process.cwd()): string {
   return stateFileIn(dir, cwd);
 }
 
-/** Where `approvals --local` looks: the same file as `statePath`, without making anything. */
-function findStatePath(env: Env, cwd = process.cwd()): string {
-  return env[STATE_VARIABLE] || stateFileIn(stateDirectory(env), cwd);
+/**
+ * Where `approvals --local` (and `local call`) look, without making anything: the file `statePath`
+ * gives for `cwd` or, failing that, for the nearest folder above it that has one, so that a command
+ * run from `app/lib` finds the run started in `app`. `undefined` when no folder has one.
+ */
+function findStatePath(env: Env, cwd = process.cwd()): string | undefined {
+  const given = env[STATE_VARIABLE];
+  if (given) return given;
+  const dir = stateDirectory(env);
+  for (let folder = path.resolve(cwd); ; folder = path.dirname(folder)) {
+    const file = stateFileIn(dir, folder);
+    if (fs.existsSync(file)) return file;
+    if (path.dirname(folder) === folder) return undefined;
+  }
 }
 
 function stateFileIn(dir: string, cwd: string): string {
@@ -127,13 +138,17 @@ export function removeState(file: string, pid = process.pid): void {
   }
 }
 
-export function readState(env: Env): LocalState {
-  const file = findStatePath(env);
+export function readState(env: Env, cwd = process.cwd()): LocalState {
+  const file = findStatePath(env, cwd);
+  const noRun =
+    'No local run found here or in a folder above: start `cdk-tool-handler local` in your app\'s folder (where cdk.json is) ' +
+    'first; it keeps running until Ctrl-C.';
+  if (file === undefined) throw new CliError(noRun);
   let state: LocalState;
   try {
     state = JSON.parse(fs.readFileSync(file, 'utf8')) as LocalState;
   } catch {
-    throw new CliError('No local run found: start `cdk-tool-handler local` in this directory first (it keeps running until Ctrl-C).');
+    throw new CliError(noRun);
   }
   assertPrivate(file);
   if (!alive(state.pid)) {

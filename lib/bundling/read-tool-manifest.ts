@@ -51,13 +51,20 @@ export function readToolManifest(scope: Construct, fn: nodejs.NodejsFunction, pr
       return fail(
         `\`handler\`: ${props.entry} has no export named ${exportName}, got exports: ` +
           `${outcome.exports.length > 0 ? outcome.exports.join(', ') : 'none'}. It needs ` +
-          `\`export const ${exportName} = toolHandler([...])\`.`,
+          `\`export const ${exportName} = toolHandler([...])\`, or the \`handler\` prop set to the name of the export that is one.`,
         scope,
       );
     case 'notToolHandler':
       return fail(
         `\`handler\`: the export ${exportName} of ${props.entry} is not a handler built by toolHandler, got: ${outcome.got}. ` +
           `It needs \`export const ${exportName} = toolHandler([...])\` (from 'cdk-tool-handler/lambda').`,
+        scope,
+      );
+    case 'load':
+      return fail(
+        `\`entry\`: loading ${props.entry} at synth to read its tools failed: ${outcome.message.replace(/\.$/, '')}. The module's top-level ` +
+          "code runs at synth, in a plain node process without the function's environment variables or AWS credentials: " +
+          'read configuration inside a tool\'s `run` (or lazily, on first use), not at module load.',
         scope,
       );
     default:

@@ -110,5 +110,5 @@ test('approvals --local without a running local says how to start one', async ()
   const state = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'state-')), 'none.json');
   const result = await local(['approvals', 'list', '--local'], { ...process.env, CDK_TOOL_HANDLER_LOCAL_STATE: state });
   expect(result.code).toBe(1);
-  expect(result.stderr).toContain('No local run found: start `cdk-tool-handler local`');
+  expect(result.stderr).toContain('No local run found here or in a folder above: start `cdk-tool-handler local` in your app');
 });

@@ -143,3 +143,25 @@ describe('handleEnvelope', () => {
     expect((await store.get('apr_x'))?.claimedUntil).toBeUndefined();
   });
 });
+
+describe('an unknown tool', () => {
+  const named = (name: string) => ({ name, run: () => name });
+
+  test('is refused naming the tools the handler runs, only those the allowlist lets through', async () => {
+    const executor = executorOf(named('add'), named('refund'), named('secret_admin'));
+    await expect(handleEnvelope(executor, { tool: 'ad', args: {} }, { tools: ['add', 'refund'] })).rejects.toThrow(
+      new ToolNotFound('Tool ad is unknown to this handler or not in its allowlist. It runs: add, refund.'),
+    );
+    await expect(handleEnvelope(executor, { tool: 'secret_admin', args: {} }, { tools: ['add'] })).rejects.toThrow(
+      new ToolNotFound('Tool secret_admin is unknown to this handler or not in its allowlist. It runs: add.'),
+    );
+  });
+
+  test('names at most 20 of them, then how many more', async () => {
+    const executor = executorOf(...Array.from({ length: 23 }, (_, i) => named(`t${i}`)));
+    const error = await handleEnvelope(executor, { tool: 'nope', args: {} }).catch((e: Error) => e);
+    expect((error as Error).message).toBe(
+      `Tool nope is unknown to this handler or not in its allowlist. It runs: ${Array.from({ length: 20 }, (_, i) => `t${i}`).join(', ')} and 3 more.`,
+    );
+  });
+});
