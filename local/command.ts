@@ -13,7 +13,7 @@ import { runDemo } from './demo';
 import { interrupted, interruption, unlessInterrupted } from './interrupt';
 import { DEFAULT_MCP_PORT, startMcpServer, type LocalMcpServer } from './mcp-server';
 import { loadDynalite, sdkNodePath } from './modules';
-import { formatLine, type LocalLine } from './print';
+import { formatLine, isNews, type LocalLine } from './print';
 import { LocalRun } from './runtime';
 import { auditFileFor, removeState, statePath, writeState } from './state';
 import { assemblyNamedByApp, synthesize } from './synth';
@@ -135,6 +135,7 @@ function printer(options: LocalOptions, io: CliIo): (line: LocalLine) => void {
       writeLine(line.type === 'log' ? io.stderr : progress, printableJson(line));
       return;
     }
+    if (!isNews(line)) return;
     writeLine(line.type === 'log' || line.type === 'info' ? io.stderr : progress, formatLine(line));
   };
 }

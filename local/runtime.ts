@@ -24,7 +24,7 @@ import { LOCAL_ACCOUNT, LOCAL_REGION, Resolver } from './intrinsics';
 import { sdkNodePath } from './modules';
 import { notificationsFor, topicRules, type TopicRule } from './notifications';
 import { pipeSpec, resumeMessage, resumeRuleSpec, type PipeSpec, type ResumeRuleSpec } from './pipe';
-import { busLine, type LocalLine } from './print';
+import { busCarried, busLine, type LocalLine } from './print';
 import { newRunCredentials, type AccessKey } from './run-credentials';
 
 /** Who the local function URL says the approver is, unless `--principal` says otherwise. */
@@ -336,8 +336,11 @@ export class LocalRun {
   /** One direct invoke of the handler with `envelope`: its reply, or the error it threw. */
   async invoke(envelope: unknown): Promise<InvokeOutcome> {
     this.emit({ type: 'call', envelope, via: 'direct' });
+    const before = this.events.length;
     const outcome = await this.sandbox('handler')!.invoke(envelope);
-    this.emit(outcome.ok ? { type: 'reply', reply: outcome.result, via: 'direct' } : { type: 'thrown', error: outcome.error });
+    // With a reply bus, the handler published the outcome before it returned: that line showed it.
+    const shown = this.events.slice(before).some((event) => busCarried(event, outcome)) ? ({ shown: true } as const) : {};
+    this.emit(outcome.ok ? { type: 'reply', reply: outcome.result, via: 'direct', ...shown } : { type: 'thrown', error: outcome.error, ...shown });
     return outcome;
   }
 
