@@ -90,7 +90,9 @@ Options:
                      arn:aws:sts::000000000000:assumed-role/Approver/alice)
   --mcp              Also serve the stack's AgentCore Gateway target tools over MCP (Streamable
                      HTTP) at http://127.0.0.1:<port>/mcp, as the Gateway would: its tools/list
-                     and tools/call; clients send the bearer token it prints
+                     and tools/call; clients send the bearer token it prints, the same on
+                     every run of this app folder
+  --new-mcp-token    With --mcp: replace that token with a new one (the old one stops working)
   --port N           The MCP server's port (default 8931; 0 picks a free one)
   --calls FILE       Run the envelopes of FILE (one per line) to their end, then exit (above)
   --approve all|none With --calls: approve, or deny, every approval its calls ask for

@@ -6,7 +6,6 @@
  * run's bearer token and a loopback `Host` (and, from a browser, a loopback `Origin`), checked before
  * its body is read; a body is read up to the SDK's own 4 MB limit (local/body-limits.ts), no further.
  */
-import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -32,18 +31,12 @@ export interface McpServerOptions {
   /** 0 for any free port. */
   readonly port: number;
   readonly print: (line: LocalLine) => void;
+  /** The bearer token clients must send: the app's (`mcpToken` in state.ts), kept across runs. */
+  readonly token: string;
 }
 
 export interface LocalMcpServer {
   close(): Promise<void>;
-}
-
-/**
- * The bearer token of a run: derived from the run's approver secret (in its 0600 state file), so it
- * is as private as the run's keys and changes with every run.
- */
-function mcpToken(run: Pick<LocalRun, 'approver'>): string {
-  return createHmac('sha256', run.approver.secretAccessKey).update('cdk-tool-handler local --mcp').digest('base64url');
 }
 
 /** Starts the server and prints where it is and the token it takes. */
@@ -55,7 +48,7 @@ export async function startMcpServer(run: LocalRun, options: McpServerOptions): 
         'target lists. Add one in the stack with `tools.addToGateway(gateway)` (docs/hosts.md), then run it again.',
     );
   }
-  const token = mcpToken(run);
+  const { token } = options;
   const http = createServer((request, response) => {
     void serveRequest(request, response, { run, tools, token, port: addressOf(http).port, print: options.print }).catch((error) => {
       if (!response.headersSent) reply(response, 500, -32603, `Internal error: ${(error as Error).message}`);

@@ -107,17 +107,38 @@ function ensurePrivateDirectory(dir: string): void {
 }
 
 /**
+ * The `local --mcp` bearer token of the app in `cwd`: kept beside the state files (same private
+ * directory; beside `CDK_TOOL_HANDLER_LOCAL_STATE` when that is set) so that a saved MCP client
+ * configuration keeps working across runs; a new one is made when there is none or `rotate` is set.
+ */
+export function mcpToken(env: Env, options: { rotate?: boolean } = {}, cwd = process.cwd()): string {
+  const file = `${statePath(env, cwd)}.mcp-token`;
+  if (!options.rotate && fs.existsSync(file)) {
+    assertPrivate(file, 'MCP token file');
+    const kept = fs.readFileSync(file, 'utf8').trim();
+    if (/^[A-Za-z0-9_-]{43}$/.test(kept)) return kept;
+  }
+  const token = randomBytes(32).toString('base64url');
+  writePrivate(file, token);
+  return token;
+}
+
+/**
  * Written to a new file, private from its creation, then renamed over the path: a file left there
  * before (whatever its mode or owner's intent) never receives the secret.
  */
 export function writeState(file: string, state: LocalState): void {
+  writePrivate(file, JSON.stringify(state, null, 2));
+}
+
+function writePrivate(file: string, text: string): void {
   const fresh = `${file}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
   try {
-    fs.writeFileSync(fresh, JSON.stringify(state, null, 2), { mode: 0o600, flag: 'wx' });
+    fs.writeFileSync(fresh, text, { mode: 0o600, flag: 'wx' });
     fs.renameSync(fresh, file);
   } catch (error) {
     fs.rmSync(fresh, { force: true });
-    throw new CliError(`Could not write the local run's state file ${file}: ${(error as Error).message}`);
+    throw new CliError(`Could not write the local run's file ${file}: ${(error as Error).message}`);
   }
 }
 
