@@ -34,6 +34,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       await auditCommand(command, io);
       return EXIT_OK;
     }
+    if (command.kind === 'local-call') {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { localCallCommand } = require('./commands/local-call') as typeof import('./commands/local-call');
+      return await localCallCommand(command, io);
+    }
     if (command.kind === 'local') {
       // Loaded on use: `approvals` never pays for the local run's code.
       // eslint-disable-next-line @typescript-eslint/no-require-imports

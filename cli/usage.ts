@@ -56,6 +56,7 @@ export const LOCAL_USAGE = `Usage:
   cdk-tool-handler local demo [--app CMD | --assembly DIR] [--stack NAME] [--json]
   cdk-tool-handler local --mcp [--port N] [--app CMD | --assembly DIR] [--stack NAME] [options]
   cdk-tool-handler local --calls FILE [--approve all|none] [--timeout S] [--app CMD | --assembly DIR] [options]
+  cdk-tool-handler local call ENVELOPE... | --file FILE [--json]
 
 Runs a stack's ToolHandler on this machine: synthesizes the app (cdk synth, with --app or the
 cdk.json here; or takes --assembly, a cdk.out directory), starts an embedded DynamoDB (dynalite)
@@ -64,6 +65,9 @@ engine, approvals API and expirer in this process with the environment the templ
 Then it sends the envelopes (one SQS batch, as the tool queue would) and prints every reply and
 every reply-bus event. It keeps serving the approvals API for \`approvals ... --local\` until
 Ctrl-C; after a decision it sends the resume envelope the stack's pipe would, and says so.
+
+\`local call\` sends envelopes to the running \`local\` of this app folder (started in it or a folder
+above), as direct invokes of its tool handler, and prints each reply; the run prints the rest.
 
 \`local demo\` runs the sample's whole lifecycle step by step (a call, an approval, the decision
 through the API, the resume, a denial, an expiry) and exits 1 if a step does not answer as expected.

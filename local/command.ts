@@ -160,12 +160,13 @@ async function serve(run: LocalRun, io: CliIo, print: (line: LocalLine) => void,
       stack: run.stackName,
       pid: process.pid,
       audit,
+      calls: { endpoint: run.caller.endpoint, functionName: run.caller.functionName, accessKeyId: run.caller.accessKeyId, secretAccessKey: run.caller.secretAccessKey },
     });
     print({
       type: 'info',
       message:
         `serving: decide with \`cdk-tool-handler approvals list --local\` and \`approvals approve ID --local\` ` +
-        `(as ${approver.userArn}); Ctrl-C to stop.`,
+        `(as ${approver.userArn}), send more calls with \`cdk-tool-handler local call '<envelope>'\`; Ctrl-C to stop.`,
     });
   } else {
     print({ type: 'info', message: 'serving (the stack has no approvals API); Ctrl-C to stop.' });

@@ -71,6 +71,8 @@ export class LocalRun {
   private parts!: ToolHandlerParts;
   private keyNames: string[] = [];
   private tableName?: string;
+  /** The tool handler function's name in this run. */
+  private handlerName = '';
   private queueArn = `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT}:local-tool-queue`;
   private readonly pending = new Set<Promise<unknown>>();
   private readonly credentials = newRunCredentials();
@@ -108,6 +110,11 @@ export class LocalRun {
   /** Where the functions' DynamoDB clients are pointed (`AWS_ENDPOINT_URL_DYNAMODB`): the checked front of dynalite. */
   get dynamoEndpointUrl(): string {
     return this.dynamo!.endpoint;
+  }
+
+  /** What `local call` needs: the Lambda endpoint, the tool handler's name, and the keys that may invoke it (and nothing else). */
+  get caller(): AccessKey & { readonly endpoint: string; readonly functionName: string } {
+    return { ...this.credentials.caller, endpoint: this.endpoints!.url, functionName: this.handlerName };
   }
 
   /** The keys this run's function URL knows as the approver (random, made at the run's start), and who that is. */
@@ -162,6 +169,7 @@ export class LocalRun {
     }
     this.owner = String(chosen.handler.properties.Environment?.Variables?.[ENV.owner] ?? HANDLER_OWNER);
     const resolver = new Resolver(stack.template);
+    this.handlerName = resolver.name(chosen.handler.logicalId);
     if (chosen.queueId) this.queueArn = resolver.arn(chosen.queueId);
     const topics = topicRules(stack.template, resolver);
     this.topicRules = topics.rules;
@@ -170,7 +178,7 @@ export class LocalRun {
     }
 
     const nodePath = sdkNodePath().join(path.delimiter);
-    const { handler: handlerKey, functions: functionsKey } = this.credentials;
+    const { handler: handlerKey, functions: functionsKey, caller: callerKey } = this.credentials;
     // The keys the functions sign their AWS calls with: the only keys the Lambda, EventBridge and DynamoDB endpoints know.
     const functionKeys = new Map([handlerKey, functionsKey].map((key) => [key.accessKeyId, key.secretAccessKey]));
     this.dynamo = await startDynamo({ region: LOCAL_REGION, keys: functionKeys });
@@ -193,9 +201,10 @@ export class LocalRun {
       },
       {
         region: LOCAL_REGION,
-        keys: functionKeys,
+        keys: new Map([...functionKeys, [callerKey.accessKeyId, callerKey.secretAccessKey]]),
         urlOnly: new Set(apiName ? [apiName] : []),
         invokedOnlyBy: new Map(engineName ? [[engineName, handlerKey.accessKeyId]] : []),
+        invokesOnly: new Map([[callerKey.accessKeyId, this.handlerName]]),
       },
     );
 

@@ -24,6 +24,8 @@ export interface LocalState {
   readonly pid: number;
   /** The run's audit file (`auditFileFor`): one audit record per line, as its functions wrote them. */
   readonly audit?: string;
+  /** Where `local call` sends calls: the run's Lambda endpoint, the tool handler's name, and keys that may invoke it only. */
+  readonly calls?: { readonly endpoint: string; readonly functionName: string; readonly accessKeyId: string; readonly secretAccessKey: string };
 }
 
 export const STATE_VARIABLE = 'CDK_TOOL_HANDLER_LOCAL_STATE';
