@@ -8,9 +8,9 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { AuditArchiveOptions } from './audit/audit-archive-options';
-import { ToolEventSourceOptions } from './hosts/event-source-options';
-import { ToolHandlerAlarm } from './operations/tool-handler-alarm';
+import { AuditArchiveOptions } from './options/audit-archive-options';
+import { ToolEventSourceOptions } from './options/event-source-options';
+import { ToolHandlerAlarm } from './options/tool-handler-alarm';
 
 /**
  * Properties of a `ToolHandler`.

@@ -4,8 +4,8 @@ import { ENV } from '../lambda/construct-contract';
 import { OWNER_PATTERN, TOOL_NAME_PATTERN } from '../lambda/construct-contract';
 import { DEFAULTS, MAX_FUNCTION_TIMEOUT_SECONDS } from './defaults';
 import { atPath, fail } from './errors';
-import { checkEsbuild } from './bundling/esbuild-check';
-import { ToolEventSourceOptions } from './hosts/event-source-options';
+import { checkEsbuild } from './esbuild-check';
+import { ToolEventSourceOptions } from './options/event-source-options';
 import { ToolHandlerProps } from './tool-handler-props';
 
 /**

@@ -6,7 +6,7 @@ import * as destinations from 'aws-cdk-lib/aws-logs-destinations';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { AUDIT_FILTER_PATTERN } from '../../lambda/audit';
-import { AuditArchiveOptions } from './audit-archive-options';
+import { AuditArchiveOptions } from '../options/audit-archive-options';
 import { wallOffRole } from '../permissions';
 import { archiveDeliveryStatements, archiveSubscriptionStatement } from '../permissions/audit';
 

@@ -6,7 +6,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct, IConstruct } from 'constructs';
 import { ENV, INTERCEPTOR_ENV } from '../../lambda/construct-contract';
-import { CallerIdentity } from './caller-identity';
+import { CallerIdentity } from '../options/caller-identity';
 import { DEFAULTS, defaultArchitecture, defaultRuntime } from '../defaults';
 import { fail } from '../errors';
 import { packagedFunctionCode } from '../bundling/packaged-code';

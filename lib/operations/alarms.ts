@@ -3,7 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ToolHandlerAlarm } from './tool-handler-alarm';
+import { ToolHandlerAlarm } from '../options/tool-handler-alarm';
 import { HandlerMetrics, METRIC_PERIOD } from './metrics';
 import { AlarmLimits } from './settings';
 

@@ -7,7 +7,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../lambda/construct-contract';
-import { ToolHandlerAlarm } from './tool-handler-alarm';
+import { ToolHandlerAlarm } from '../options/tool-handler-alarm';
 import { ToolHandlerProps } from '../tool-handler-props';
 import { Settings } from '../validation';
 import { createAlarms, OwnedDeadLetterQueue, ResumePath } from './alarms';

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { cdkLibDir, esbuildAvailable, esbuildMissingMessage } from '../../lib/bundling/esbuild-check';
+import { cdkLibDir, esbuildAvailable, esbuildMissingMessage } from '../../lib/esbuild-check';
 
 test('found where aws-cdk-lib looks for it', () => {
   expect(esbuildAvailable([cdkLibDir()], '')).toBe(true);
