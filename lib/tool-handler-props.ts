@@ -35,9 +35,21 @@ export interface ToolHandlerProps {
    * The allowlist: names of the tools the function may run (set as `TOOL_HANDLER_TOOLS`). Each is 1
    * to 128 characters of `A-Z a-z 0-9 _ . -`, at least one, no name twice. A tool the module defines
    * but the list leaves out is refused (`ToolNotFound`), on calls and on approval resumes alike. A
-   * name the module does not define is an error at synth.
+   * name the module does not define is an error at synth. Required (or, until it is removed, its
+   * old name `tools`).
+   *
+   * @default - none: a synth error asks for it
    */
-  readonly tools: string[];
+  readonly allowedTools?: string[];
+
+  /**
+   * The allowlist's old name.
+   *
+   * @deprecated use `allowedTools`: `tools` named both this list of names and, in the runtime, the
+   * Tool objects of a module.
+   * @default - `allowedTools`
+   */
+  readonly tools?: string[];
 
   /**
    * The tool budget per invocation: no tool runs longer than this (whole seconds).

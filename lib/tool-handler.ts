@@ -36,6 +36,7 @@ import { toolQueuesFor } from './hosts/queues';
 import { readToolManifest } from './bundling/read-tool-manifest';
 import { publishReplies } from './replies/reply-bus';
 import { replyEventSource } from '../lambda/construct-contract';
+import { allowlistOf } from './allowlist';
 import { IToolHandler } from './tool-handler-ref';
 import { ToolHandlerProps } from './tool-handler-props';
 import type { ToolManifestEntry } from '../lambda/construct-contract';
@@ -49,7 +50,7 @@ import { checkedSettings } from './validation';
  * @example
  * const tools = new ToolHandler(this, 'Tools', {
  *   entry: path.join(__dirname, 'tools.ts'),
- *   tools: ['add', 'refund'],
+ *   allowedTools: ['add', 'refund'],
  *   timeout: Duration.seconds(30),
  * });
  * tools.grantSendToolCalls(agentRole);
@@ -247,7 +248,7 @@ export class ToolHandler extends Construct implements IToolHandler {
     (props.eventSources ?? []).forEach((source, i) => this.eventSources.addChecked(`EventSource${i}`, source, eventPatterns[i]));
 
     ({ metrics: this.metrics, alarms: this.alarms, dashboard: this.dashboard } = addOperations(this, operations, {
-      owner, tools: props.tools, handler: fn, approvalFunctions: approvals.functions, expirer: approvals.expirer,
+      owner, tools: allowlistOf(props), handler: fn, approvalFunctions: approvals.functions, expirer: approvals.expirer,
       queue: this.queue, toolDeadLetterQueue: this.deadLetterQueue, toolQueueCreated: props.queue === undefined,
       eventDeadLetterQueue: this.eventDeadLetterQueue, resumePath: resume?.path,
     }));
@@ -276,7 +277,7 @@ export class ToolHandler extends Construct implements IToolHandler {
     return createGatewayTarget(this, this.nextId('GatewayTarget'), {
       gateway,
       lambdaFunction: this.lambdaFunction,
-      allowlist: this.props.tools,
+      allowlist: allowlistOf(this.props),
       manifest: this.manifestTools,
       options,
       owner: this.owner,
@@ -291,7 +292,7 @@ export class ToolHandler extends Construct implements IToolHandler {
    * warning (`cdk-tool-handler:bedrockSchema`). `addToBedrockAgent` uses it.
    */
   public bedrockFunctionSchema(): bedrock.CfnAgent.FunctionSchemaProperty {
-    return bedrockFunctionSchema(this, this.manifestTools, this.props.tools);
+    return bedrockFunctionSchema(this, this.manifestTools, allowlistOf(this.props));
   }
 
   /**
@@ -353,7 +354,7 @@ export class ToolHandler extends Construct implements IToolHandler {
    * Calls of the handler (docs/operations.md): every call, or, with `tool`, the calls of that
    * allowlisted tool.
    *
-   * @param tool a name of `tools`. Default: every call, whatever tool it names
+   * @param tool a name of `allowedTools`. Default: every call, whatever tool it names
    * @param props metric options. Default: Sum over 5 minutes
    */
   public metricCalls(tool?: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
@@ -364,7 +365,7 @@ export class ToolHandler extends Construct implements IToolHandler {
    * Failed calls: error replies and thrown errors (1 each; a call that did not fail counts 0, so the
    * Average is the failed share).
    *
-   * @param tool a name of `tools`. Default: every call, whatever tool it names
+   * @param tool a name of `allowedTools`. Default: every call, whatever tool it names
    * @param props metric options. Default: Sum over 5 minutes
    */
   public metricFailed(tool?: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
@@ -374,7 +375,7 @@ export class ToolHandler extends Construct implements IToolHandler {
   /**
    * How long calls took, in milliseconds, from the envelope's arrival to its outcome.
    *
-   * @param tool a name of `tools`. Default: every call, whatever tool it names
+   * @param tool a name of `allowedTools`. Default: every call, whatever tool it names
    * @param props metric options. Default: Average over 5 minutes
    */
   public metricDuration(tool?: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {

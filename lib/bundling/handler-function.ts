@@ -10,6 +10,7 @@ import { Duration } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { ENV } from '../../lambda/construct-contract';
 import { auditLogRetentionOf } from '../audit/audit-retention';
+import { allowlistOf } from '../allowlist';
 import { DEFAULTS, defaultArchitecture, defaultRuntime } from '../defaults';
 import { wallOffRole } from '../permissions';
 import { FUNCTION_ROLE, TAG } from '../permissions/tags';
@@ -89,7 +90,7 @@ export function createHandlerFunction(
 function toolEnvironment(props: ToolHandlerProps, options: HandlerFunctionOptions): { [key: string]: string } {
   const { settings } = options;
   return {
-    [ENV.tools]: props.tools.join(','),
+    [ENV.tools]: allowlistOf(props).join(','),
     [ENV.timeoutSeconds]: String(settings.timeoutSeconds),
     [ENV.marginSeconds]: String(settings.marginSeconds),
     [ENV.approvalsTable]: options.table.tableName,
