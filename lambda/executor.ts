@@ -75,12 +75,6 @@ export class ToolExecutor implements EnvelopeRouter {
    * rejects. A protocol returns the outcome, or throws when the envelope itself names the call.
    * The run path's step (handle-envelope.ts): run envelopes with `handleEnvelope`.
    */
-  /** The tools a delivery may run, for the error that names them. */
-  private runnable(delivery: Delivery): string[] {
-    const names = [...this.tools.keys()];
-    return delivery.allowed === undefined ? names : names.filter((name) => delivery.allowed!.has(name));
-  }
-
   async route(envelope: Envelope, delivery: Delivery): Promise<Outcome> {
     let identity: CallIdentity = envelope.isResume ? envelope : { ...envelope, caller: delivery.caller };
     try {
@@ -115,6 +109,12 @@ export class ToolExecutor implements EnvelopeRouter {
   private allowedNames(allowed: ReadonlySet<string> | undefined): ReadonlySet<string> {
     if (allowed === undefined) return new Set(this.tools.keys());
     return new Set([...allowed].filter((name) => this.tools.has(name)));
+  }
+
+  /** The tools a delivery may run, for the error that names them. */
+  private runnable(delivery: Delivery): string[] {
+    const names = [...this.tools.keys()];
+    return delivery.allowed === undefined ? names : names.filter((name) => delivery.allowed!.has(name));
   }
 
   private requireApprovals(what: string): HandlerApprovalStore {

@@ -1,5 +1,5 @@
 /**
- * A local run of one `ToolHandler` (last paragraph): dynalite with the approvals table, the
+ * A local run of one `ToolHandler`: dynalite with the approvals table, the
  * synthesized handler, approvals engine, API and expirer each in a worker thread of this process
  * with the environment the template gives it (local/function-sandbox.ts), Lambda's Invoke and
  * EventBridge's PutEvents on a local port, the API behind a local function URL that checks SigV4,
