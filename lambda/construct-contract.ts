@@ -235,3 +235,38 @@ export interface ToolManifestEntry {
   /** Whether the tool is read-only (never duplicate-suppressed). */
   readonly readOnly: boolean;
 }
+
+/**
+ * The type of the metadata entry in which a `ToolHandler` describes its parts in the cloud assembly
+ * (`manifest.json`, under the artifact's `metadata["/<stack>/<construct path>"]`), as
+ * `ToolHandlerParts`: what `cdk-tool-handler local` runs, found without guessing from construct
+ * paths or resource types.
+ */
+export const PARTS_METADATA_TYPE = 'cdk-tool-handler:parts';
+
+/**
+ * A `ToolHandler`'s parts, each by its logical id in the handler's stack; a part that the construct
+ * did not make, or made in another stack, is absent.
+ */
+export interface ToolHandlerParts {
+  /** The layout of this object; a reader refuses a version it does not know. */
+  readonly version: 1;
+  /** Whose approvals and calls these are (`TOOL_HANDLER_OWNER`). */
+  readonly owner: string;
+  /** The function that runs the tools. */
+  readonly handler: string;
+  /** The package's own functions (lambda/packaged-functions.ts), by role. */
+  readonly engine?: string;
+  readonly api?: string;
+  readonly expirer?: string;
+  /** The approvals table. */
+  readonly table?: string;
+  /** The queue the handler reads. */
+  readonly queue?: string;
+  /** The table's pipe that announces decided approvals on the resume bus. */
+  readonly resumePipe?: string;
+  /** The handler's rule on the resume bus, whose target is its queue. */
+  readonly resumeRule?: string;
+  /** The schedule that runs the expirer. */
+  readonly expirySchedule?: string;
+}

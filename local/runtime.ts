@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { auditRecordOf } from '../console/audit-record';
 import { CliError } from '../console/errors';
 import { ENV, HANDLER_OWNER } from '../lambda/construct-contract';
+import { PACKAGED_FUNCTIONS, type LocalPackagedRole, type PackagedFunctionRole } from '../lambda/packaged-functions';
 import { approvalKeyPrefix } from '../lambda/stores/dynamo-items';
 import { findToolHandlers, readStack, type FunctionResource, type Template, type ToolHandlerParts } from './assembly';
 import { createTableInput, startDynamo, type LocalDynamo } from './dynamo';
@@ -30,7 +31,12 @@ import { newRunCredentials, type AccessKey } from './run-credentials';
 /** Who the local function URL says the approver is, unless `--principal` says otherwise. */
 export const LOCAL_APPROVER_ARN = `arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/Approver/alice`;
 
-type Part = 'handler' | 'engine' | 'api' | 'expirer';
+/** What the run starts: the handler, and the package's functions that run locally (lambda/packaged-functions.ts). */
+type Part = 'handler' | LocalPackagedRole;
+
+const LOCAL_PACKAGED_ROLES = (Object.keys(PACKAGED_FUNCTIONS) as PackagedFunctionRole[]).filter(
+  (role): role is LocalPackagedRole => PACKAGED_FUNCTIONS[role].runsLocally,
+);
 
 /** The reply bus's local name when the stack has none. */
 export const STAND_IN_BUS = 'local-reply-bus';
@@ -147,7 +153,7 @@ export class LocalRun {
     this.template = stack.template;
     const all = findToolHandlers(stack);
     const wanted = this.options.handler;
-    const chosen = wanted ? all.find((p) => p.handler.constructPath.startsWith(wanted) || p.handler.logicalId === wanted) : all[0];
+    const chosen = wanted ? all.find((p) => p.constructPath === wanted || p.handler.constructPath.startsWith(wanted) || p.handler.logicalId === wanted) : all[0];
     if (!chosen) throw new CliError(`No ToolHandler ${wanted} in stack ${stack.name}.`);
     if (!wanted && all.length > 1) {
       this.emit({ type: 'info', message: `note: the stack has ${all.length} ToolHandlers; running ${chosen.handler.constructPath} (pick with --handler).` });
@@ -233,9 +239,7 @@ export class LocalRun {
       this.sandboxes.set(spec.name, new FunctionSandbox(spec, { nodePath, onLog: (fnLabel, line) => this.functionLine(fnLabel, line) }));
     };
     start('handler', chosen.handler);
-    start('engine', chosen.engine);
-    start('api', chosen.api);
-    start('expirer', chosen.expirer);
+    for (const role of LOCAL_PACKAGED_ROLES) start(role, chosen[role]);
     try {
       await Promise.all([...this.sandboxes.values()].map((w) => w.ready()));
     } catch (error) {
