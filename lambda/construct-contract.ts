@@ -29,6 +29,11 @@ export const ENV = {
   callerKey: 'TOOL_HANDLER_CALLER_KEY',
   /** The Bedrock Agents session attribute that names the end user (`addToBedrockAgent` with `callerAttribute`). */
   bedrockCallerAttribute: 'TOOL_HANDLER_BEDROCK_CALLER_ATTRIBUTE',
+  /**
+   * Set when an approvals inbox serves the handler: the inbox's link of an approval is this followed
+   * by its id, carried by `pending_approval` replies (`inbox_url`) and notifications.
+   */
+  inboxUrl: 'TOOL_HANDLER_INBOX_URL',
 } as const;
 
 /**
@@ -47,6 +52,30 @@ export const INTERCEPTOR_ENV = {
   callerClients: 'TOOL_HANDLER_CALLER_CLIENTS',
   /** The claims it carries to `ctx.caller.claims`, a JSON array of claim names. */
   callerClaims: 'TOOL_HANDLER_CALLER_CLAIMS',
+} as const;
+
+/** The approvals inbox function's variables (`ApprovalsInbox`), apart from `ENV` so that a handler's bundle carries none of them. */
+export const INBOX_ENV = {
+  /** The OpenID Connect issuer whose tokens sign approvers in (its `iss`; discovery at `<issuer>/.well-known/openid-configuration`). */
+  issuer: 'TOOL_HANDLER_INBOX_ISSUER',
+  /** The app client the page signs in with (public: code flow with PKCE, no secret). */
+  clientId: 'TOOL_HANDLER_INBOX_CLIENT_ID',
+  /** A token is accepted when its `aud` holds this, or its `client_id` is the client's. */
+  audience: 'TOOL_HANDLER_INBOX_AUDIENCE',
+  /** The scopes the page asks for, space-separated. */
+  scopes: 'TOOL_HANDLER_INBOX_SCOPES',
+  /** The claim that lists a user's groups. */
+  groupsClaim: 'TOOL_HANDLER_INBOX_GROUPS_CLAIM',
+  /** The inbox's own origin (`https://host`): the page's redirect URI, and the only `Origin` a decision may come from. */
+  origin: 'TOOL_HANDLER_INBOX_ORIGIN',
+  /** The handlers it serves, a JSON array of `{ owner, table, tools: [{ name, description? }] }`. */
+  handlers: 'TOOL_HANDLER_INBOX_HANDLERS',
+  /** Who may decide what: a JSON object, owner to the groups that may decide its approvals (an owner it does not name: every signed-in user). */
+  approvers: 'TOOL_HANDLER_INBOX_APPROVERS',
+  /** Where the page signs in, when known at synth (Cognito's managed login); else from the issuer's discovery document. */
+  authorizationEndpoint: 'TOOL_HANDLER_INBOX_AUTHORIZATION_ENDPOINT',
+  /** Where the page exchanges its code for tokens, likewise. */
+  tokenEndpoint: 'TOOL_HANDLER_INBOX_TOKEN_ENDPOINT',
 } as const;
 
 /** Attributes of an approval item that the approvals engine writes (create, claim, release, complete). */
@@ -183,6 +212,9 @@ export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
  * `TOOL_HANDLER_OWNER`).
  */
 export const HANDLER_OWNER = 'handler';
+
+/** The stack outputs of approvals inbox URLs end in this. */
+export const INBOX_URL_OUTPUT_SUFFIX = 'ApprovalsInboxUrl';
 
 /** The stack outputs of approvals API URLs end in this: the construct names them so, the CLI's `--stack` looks for it. */
 export const API_URL_OUTPUT_SUFFIX = 'ApprovalsApiUrl';

@@ -14,6 +14,8 @@ export const PACKAGED_FUNCTIONS = {
   expirer: { name: 'approvals-expirer', runsLocally: true },
   /** The AgentCore Gateway's REQUEST interceptor that proves callers (`addToGateway` with `callerIdentity`). */
   interceptor: { name: 'gateway-interceptor', runsLocally: false },
+  /** The approvals inbox (`ApprovalsInbox`): a page and its API for approvers who sign in with OpenID Connect. */
+  inbox: { name: 'approvals-inbox', runsLocally: false },
 } as const;
 
 /** Which of the package's functions a function is: a key of `PACKAGED_FUNCTIONS`. */

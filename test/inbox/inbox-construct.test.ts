@@ -1,0 +1,103 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { ApprovalsInbox, InboxSignIn, ToolHandler } from '../../lib';
+import { INBOX_ENV } from '../../lambda/construct-contract';
+import { ENV, props } from '../construct/helpers';
+
+/**
+ * The inbox's template: an HTTP API in front of the package's inbox function, Cognito (the default)
+ * or an existing OIDC provider, the function's reach (each served owner's approvals, decided as the
+ * approvals API decides), no dependency cycle, and cdk-nag's AWS Solutions checks passing with each
+ * acknowledgement's reason. Synthesized once per sign-in, without bundling.
+ */
+function nagApp(): App {
+  const app = new App({ outdir: fs.mkdtempSync(path.join(os.tmpdir(), 'inbox-')), context: { 'aws:cdk:bundling-stacks': [] } });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return app;
+}
+
+function inboxStack(signIn?: InboxSignIn) {
+  const app = nagApp();
+  const stack = new Stack(app, 'Inbox', { env: ENV });
+  const refunds = new ToolHandler(stack, 'Refunds', props({ owner: 'refunds' }));
+  const payouts = new ToolHandler(stack, 'Payouts', props({ owner: 'payouts' }));
+  const inbox = new ApprovalsInbox(stack, 'Inbox', {
+    handlers: [refunds, payouts],
+    ...(signIn ? { signIn } : {}),
+    approvers: [{ group: 'finance', handlers: [payouts] }],
+  });
+  for (const handler of [refunds, payouts]) {
+    Validations.of(handler.lambdaFunction).acknowledge({ id: 'AwsSolutions-L1', reason: "The tests' handlers run on the construct's default runtime, the one the runtime library is tested on." });
+  }
+  const assembly = app.synth();
+  const report = JSON.parse(fs.readFileSync(path.join(assembly.directory, 'validation-report.json'), 'utf8'));
+  return { stack, inbox, template: Template.fromStack(stack), report };
+}
+
+const cognito = inboxStack();
+const oidc = inboxStack(InboxSignIn.oidc({ issuer: 'https://login.example.com/oauth2/default', clientId: 'inbox-client', groupsClaim: 'groups' }));
+
+function inboxFunction(template: Template): any {
+  const fns = template.findResources('AWS::Lambda::Function', { Properties: { Environment: { Variables: { [INBOX_ENV.origin]: {} } } } });
+  const ids = Object.keys(fns).filter((id) => fns[id].Properties.Environment.Variables[INBOX_ENV.clientId] !== undefined);
+  expect(ids).toHaveLength(1);
+  return fns[ids[0]];
+}
+
+test('synthesizes without a dependency cycle, and passes cdk-nag', () => {
+  for (const { report } of [cognito, oidc]) expect(report.pluginReports ?? []).toEqual([]);
+});
+
+test('Cognito: a pool without self sign-up and with MFA required, managed login, a public code + PKCE client whose callback is the inbox', () => {
+  const t = cognito.template;
+  t.hasResourceProperties('AWS::Cognito::UserPool', { AdminCreateUserConfig: { AllowAdminCreateUserOnly: true }, MfaConfiguration: 'ON' });
+  t.resourceCountIs('AWS::Cognito::ManagedLoginBranding', 1);
+  t.hasResourceProperties('AWS::Cognito::UserPoolDomain', { ManagedLoginVersion: 2 });
+  const client = Object.values<any>(t.findResources('AWS::Cognito::UserPoolClient'))[0].Properties;
+  expect(client.GenerateSecret).toBe(false);
+  expect(client.AllowedOAuthFlows).toEqual(['code']);
+  expect(JSON.stringify(client.CallbackURLs)).toContain('ApiEndpoint');
+  t.hasResourceProperties('AWS::Cognito::UserPoolGroup', { GroupName: 'finance' });
+  const env = inboxFunction(t).Properties.Environment.Variables;
+  expect(env[INBOX_ENV.groupsClaim]).toBe('cognito:groups');
+  expect(JSON.parse(env[INBOX_ENV.approvers])).toEqual({ payouts: ['finance'] });
+});
+
+test('OIDC: no pool; the function and the JWT authorizer take the given issuer and client', () => {
+  const t = oidc.template;
+  t.resourceCountIs('AWS::Cognito::UserPool', 0);
+  const env = inboxFunction(t).Properties.Environment.Variables;
+  expect(env[INBOX_ENV.issuer]).toBe('https://login.example.com/oauth2/default');
+  expect(env[INBOX_ENV.clientId]).toBe('inbox-client');
+  t.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+    AuthorizerType: 'JWT',
+    JwtConfiguration: { Issuer: 'https://login.example.com/oauth2/default', Audience: ['inbox-client'] },
+  });
+  // The page is public; only the API routes sit behind the authorizer.
+  t.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /', AuthorizationType: 'NONE' });
+  t.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /api/{proxy+}', AuthorizationType: 'JWT' });
+});
+
+test("the inbox's role reaches each served owner's approvals as the approvals API does, and invokes no tagged function", () => {
+  const t = cognito.template;
+  const policies = Object.values<any>(t.findResources('AWS::IAM::Policy')).filter((p) => /InboxOwner\d/.test(JSON.stringify(p.Properties.PolicyName)));
+  const text = JSON.stringify(policies);
+  expect(policies).toHaveLength(2);
+  for (const owner of ['refunds', 'payouts']) expect(text).toContain(`approval#${owner}#`);
+  expect(text).not.toContain('call#');
+  const role = Object.values<any>(t.findResources('AWS::IAM::Policy')).find((p) => JSON.stringify(p).includes('CdkToolHandlerNoOwnersFunctions'));
+  expect(role).toBeDefined();
+});
+
+test("each handler learns its approvals' inbox link", () => {
+  const t = cognito.template;
+  const handlers = Object.values<any>(t.findResources('AWS::Lambda::Function')).filter((f) => f.Properties.Environment?.Variables?.TOOL_HANDLER_APPROVALS_ENGINE);
+  expect(handlers.map((f) => JSON.stringify(f.Properties.Environment.Variables.TOOL_HANDLER_INBOX_URL)).sort()).toEqual([
+    expect.stringContaining('/#/o/payouts/a/'),
+    expect.stringContaining('/#/o/refunds/a/'),
+  ]);
+});
