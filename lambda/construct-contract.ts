@@ -302,3 +302,16 @@ export interface ToolHandlerParts {
   /** The schedule that runs the expirer. */
   readonly expirySchedule?: string;
 }
+
+/** The metadata type under which an `ApprovalsInbox` describes itself in the cloud assembly, as `InboxParts`. */
+export const INBOX_METADATA_TYPE = 'cdk-tool-handler:inbox';
+
+/** An `ApprovalsInbox`, as the local run reads it. */
+export interface InboxParts {
+  /** The layout of this object; a reader refuses a version it does not know. */
+  readonly version: 1;
+  /** Its function, by logical id in the inbox's stack. */
+  readonly function: string;
+  /** The owners of the handlers it serves. */
+  readonly owners: string[];
+}

@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CliError } from '../console/errors';
-import { PARTS_METADATA_TYPE, type ToolHandlerParts as DescribedParts } from '../lambda/construct-contract';
+import { INBOX_METADATA_TYPE, PARTS_METADATA_TYPE, type InboxParts, type ToolHandlerParts as DescribedParts } from '../lambda/construct-contract';
 
 export type Template = { Resources?: Record<string, Resource>; Outputs?: Record<string, unknown> };
 export interface Resource {
@@ -183,4 +183,22 @@ function parseInput(input: unknown): unknown {
   } catch {
     return input;
   }
+}
+
+/** An `ApprovalsInbox` of the stack that serves `owner`, as its metadata describes it. */
+export function findInbox(stack: StackFiles, owner: string): { readonly fn: FunctionResource; readonly constructPath: string } | undefined {
+  const resources = stack.template.Resources ?? {};
+  for (const [constructPath, entries] of Object.entries(stack.metadata)) {
+    for (const entry of entries) {
+      if (entry.type !== INBOX_METADATA_TYPE) continue;
+      const inbox = entry.data as InboxParts;
+      if (inbox?.version !== 1) {
+        throw new CliError(`The ApprovalsInbox at ${constructPath} was synthesized by another version of cdk-tool-handler; synthesize it with this one.`);
+      }
+      const found = resources[inbox.function];
+      if (!inbox.owners.includes(owner) || found?.Type !== 'AWS::Lambda::Function') continue;
+      return { fn: functionResource(stack, inbox.function, found), constructPath: constructPath.replace(/^\/[^/]+\/?/, '') };
+    }
+  }
+  return undefined;
 }

@@ -13,7 +13,7 @@ export type LocalLine =
   | { readonly type: 'info'; readonly message: string }
   /** The demo's progress. */
   | { readonly type: 'step'; readonly message: string }
-  | { readonly type: 'ready'; readonly api_url?: string; readonly stack: string; readonly functions: Record<string, string> }
+  | { readonly type: 'ready'; readonly api_url?: string; readonly inbox_url?: string; readonly stack: string; readonly functions: Record<string, string> }
   | { readonly type: 'call'; readonly envelope: unknown; readonly via: 'sqs' | 'direct' }
   | { readonly type: 'reply'; readonly reply: any; readonly via: 'bus' | 'direct'; readonly detail_type?: string }
   | { readonly type: 'event'; readonly bus: string; readonly source: string; readonly detail_type: string; readonly detail: any }
@@ -42,7 +42,7 @@ export function formatLine(line: LocalLine): string {
     case 'step':
       return line.message;
     case 'ready':
-      return `ready: stack ${t(line.stack)}${line.api_url ? `, approvals API ${t(line.api_url)}` : ''}`;
+      return `ready: stack ${t(line.stack)}${line.api_url ? `, approvals API ${t(line.api_url)}` : ''}${line.inbox_url ? `, approvals inbox ${t(line.inbox_url)}` : ''}`;
     case 'call': {
       const e = line.envelope as { tool?: string; args?: unknown; approval_id?: string };
       if (e && typeof e === 'object' && typeof e.approval_id === 'string' && e.tool === undefined) return `→ resume ${t(e.approval_id)}`;

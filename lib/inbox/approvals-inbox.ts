@@ -7,8 +7,9 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ENV, INBOX_ENV, INBOX_URL_OUTPUT_SUFFIX } from '../../lambda/construct-contract';
+import { ENV, INBOX_ENV, INBOX_METADATA_TYPE, INBOX_URL_OUTPUT_SUFFIX, type InboxParts } from '../../lambda/construct-contract';
 import { PACKAGED_FUNCTIONS } from '../../lambda/packaged-functions';
+import { ApprovalNotifications } from '../approvals/notifications';
 import { packagedFunctionCode } from '../bundling/packaged-code';
 import { defaultArchitecture, defaultRuntime } from '../defaults';
 import { fail } from '../errors';
@@ -191,10 +192,16 @@ export class ApprovalsInbox extends Construct {
     // Links in notifications and `pending_approval` replies open the approval in the inbox.
     for (const [owner, handler] of owners) {
       (handler.lambdaFunction as lambda.Function).addEnvironment(ENV.inboxUrl, `${origin}/#/o/${owner}/a/`);
+      const notifications = handler.node.tryFindChild('ApprovalNotifications');
+      if (notifications instanceof ApprovalNotifications) notifications.linkInbox();
     }
 
     const output = new CfnOutput(this, INBOX_URL_OUTPUT_SUFFIX, { value: this.url, description: 'The approvals inbox: open it and sign in.' });
     output.overrideLogicalId(`${Names.uniqueId(this)}${INBOX_URL_OUTPUT_SUFFIX}`);
+
+    // What the local run serves (lambda/construct-contract.ts, `InboxParts`).
+    const described: InboxParts = { version: 1, function: (fn.node.defaultChild as lambda.CfnFunction).logicalId, owners: [...owners.keys()] };
+    this.node.addMetadata(INBOX_METADATA_TYPE, described);
 
     const page = this.httpApi.node.tryFindChild('GET--');
     if (page) {

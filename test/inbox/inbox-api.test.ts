@@ -18,10 +18,6 @@ let issuer: LocalIssuer;
 let inbox: ApprovalsInbox;
 let stores: Record<string, DynamoApprovalStore>;
 
-let ids = 0;
-/** A fresh approval id per test: the tests share one table. */
-const id = (base: string) => `${base}-${++ids}`;
-
 beforeAll(async () => {
   issuer = await startIssuer();
   const table = await createTestTable();
