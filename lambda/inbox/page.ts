@@ -130,7 +130,7 @@ function show(owner,a,notice){var box=main;clear(box);box.appendChild(el('p',{},
   actions.appendChild(el('button',{type:'button','class':'deny',onclick:function(){denyForm(owner,a,actions);},text:'Deny\\u2026'}));box.appendChild(actions);}
  if(!notice)h.focus();}
 function denyForm(owner,a,actions){clear(actions);var area=el('textarea',{id:'reason',required:'required','aria-describedby':'reason-help'});
- var form=el('form',{},[el('label',{'for':'reason',text:'Reason for denying'}),el('p',{id:'reason-help','class':'meta',text:'The person who asked sees it.'}),area,
+ var form=el('form',{novalidate:'novalidate'},[el('label',{'for':'reason',text:'Reason for denying'}),el('p',{id:'reason-help','class':'meta',text:'The person who asked sees it.'}),area,
   el('div',{'class':'actions'},[el('button',{type:'submit','class':'deny',text:'Deny'}),el('button',{type:'button',onclick:function(){show(owner,a);},text:'Cancel'})])]);
  form.addEventListener('submit',function(e){e.preventDefault();if(!area.value.trim()){area.setAttribute('aria-invalid','true');say('A reason is needed to deny.');area.focus();return;}decide(owner,a,false,area.value.trim());});
  actions.appendChild(form);area.focus();}
