@@ -177,6 +177,8 @@ test('the page: inlined script and style allowed by hash, nothing third-party, f
   expect(csp).toMatch(/frame-ancestors 'none'/);
   expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
   expect(page.body).not.toMatch(/<script[^>]+src=|<link[^>]+href=|@import|@font-face|[^a-z0-9]url\(/i);
+  // Its first load is this one document: under the 60 KB budget (bench/inbox-page.ts measures it).
+  expect(Buffer.byteLength(page.body, 'utf8')).toBeLessThan(60 * 1024);
   // The issuer's endpoints come from its discovery document.
   expect(page.body).toContain(`${issuer.url}/authorize`);
 });
