@@ -67,6 +67,8 @@ const DESCRIPTION_LIMIT = 160;
  * owner's key space), recording `oidc:<issuer>#<sub>` as the decider. Nothing decides on GET.
  *
  * @example
+ * import { ApprovalsInbox, InboxSignIn } from 'cdk-tool-handler';
+ *
  * const inbox = new ApprovalsInbox(this, 'Inbox', {
  *   handlers: [tools],
  *   signIn: InboxSignIn.cognito(),
