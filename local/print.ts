@@ -82,7 +82,7 @@ export function formatReply(reply: any): string {
     case 'ok':
       return `ok ${tool} result ${json(reply.result ?? null)}${approval ? ` (${approval})` : ''}`;
     case 'pending_approval':
-      return `pending_approval ${tool} ${approval}${reply.expires_at ? ` (expires ${t(reply.expires_at)})` : ''}`;
+      return `pending_approval ${tool} ${approval}${reply.expires_at ? ` (expires ${t(reply.expires_at)})` : ''}${reply.inbox_url ? ` decide at ${t(reply.inbox_url)}` : ''}`;
     case 'already_done':
       return `already_done ${tool} ${approval ?? ''} result ${json(reply.result ?? null)}`.replace('  ', ' ');
     case 'error': {

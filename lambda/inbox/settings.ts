@@ -18,7 +18,7 @@ export interface InboxHandler {
 export interface InboxSettings {
   readonly issuer: string;
   readonly clientId: string;
-  /** Accepted `aud` values (the client id unless an audience was given). */
+  /** Accepted `aud` values: the client id, and the audience when one was given. */
   readonly audiences: readonly string[];
   readonly scopes: string;
   readonly groupsClaim: string;
@@ -61,7 +61,8 @@ export function inboxSettings(env: Env = process.env): InboxSettings {
   return {
     issuer: issuer.replace(/\/+$/, ''),
     clientId,
-    audiences: [audience || clientId],
+    // The page sends the ID token (whose `aud` is the client); an access token may name `audience`.
+    audiences: [...new Set([clientId, ...(audience ? [audience] : [])])],
     scopes: env[INBOX_ENV.scopes]?.trim() || 'openid email profile',
     groupsClaim: env[INBOX_ENV.groupsClaim]?.trim() || 'cognito:groups',
     origin,

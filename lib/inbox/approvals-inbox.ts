@@ -188,7 +188,9 @@ export class ApprovalsInbox extends Construct {
       methods: [apigw.HttpMethod.GET, apigw.HttpMethod.POST],
       integration,
       // In front of the function's own check: a request without a valid token never reaches it.
-      authorizer: new HttpJwtAuthorizer('Token', signIn.issuer, { jwtAudience: [signIn.audience] }),
+      authorizer: new HttpJwtAuthorizer('Token', signIn.issuer, {
+        jwtAudience: signIn.audience === signIn.clientId ? [signIn.clientId] : [signIn.clientId, signIn.audience],
+      }),
     });
 
     // Links in notifications and `pending_approval` replies open the approval in the inbox.

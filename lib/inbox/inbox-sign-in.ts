@@ -12,9 +12,10 @@ export interface OidcInboxSignInOptions {
   readonly clientId: string;
 
   /**
-   * What a token's `aud` must hold.
+   * Another audience a token's `aud` may hold, besides the client id (which an ID token's `aud` is):
+   * for access tokens issued for an API of yours.
    *
-   * @default - the client id (an ID token's audience); an access token whose `client_id` is the client's is accepted too
+   * @default - the client id only (and an access token whose `client_id` is the client's)
    */
   readonly audience?: string;
 

@@ -100,6 +100,12 @@ test('deny with a reason: the reason is needed, recorded, and the resume is Appr
   expect(record).toMatchObject({ status: 'denied', reason: 'Outside the return window' });
   const resumed = await waitForReply(run, from, (r) => r.approval_id === pending.approval_id && r.status === 'error', 10_000);
   expect(resumed?.error?.type).toBe('ApprovalDenied');
+  // The history lists it: who decided, and why.
+  await page.getByRole('link', { name: 'Pending approvals' }).click();
+  await page.getByRole('link', { name: `Decided and expired approvals of ${OWNER}` }).click();
+  const entry = page.locator('li', { hasText: 'Outside the return window' });
+  await entry.waitFor();
+  expect(await entry.textContent()).toMatch(new RegExp(`denied.*By oidc:${run.inboxIssuerUrl}#${LOCAL_INBOX_USER.sub}`));
 });
 
 test('a user of another group sees neither the approval nor its args, and its link says not found', async () => {

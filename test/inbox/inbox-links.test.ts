@@ -7,7 +7,9 @@ import { MemoryApprovalStore, tool, toolHandler, ToolExecutor, type Reply } from
 import { ENV } from '../../lambda/construct-contract';
 import { ApprovalsInbox, InboxSignIn, ToolHandler } from '../../lib';
 import { ENV as STACK_ENV, props, unbundledApp } from '../construct/helpers';
+import { local, removeMade } from '../local/sample-assembly';
 import { captureLogs, lambdaContext } from '../support/events';
+import { synthesizeInboxApp } from './inbox-app';
 
 /** Links to the inbox: a `pending_approval` reply's `inbox_url`, and the approvers' notification. */
 
@@ -48,3 +50,16 @@ test("the approvers' notification leads with the approval's inbox page", () => {
   expect(target.InputTransformer.InputPathsMap['detail-inbox_url']).toBe('$.detail.inbox_url');
   expect(target.InputTransformer.InputTemplate).toMatch(/^"Decide in the inbox: <detail-inbox_url> \. Tool <detail-tool> needs approval/);
 });
+
+test('`cdk-tool-handler local` prints the inbox of the stack\'s ApprovalsInbox, and its approval links', async () => {
+  const assembly = synthesizeInboxApp();
+  try {
+    const result = await local(['local', '--assembly', assembly, '--once', JSON.stringify({ tool: 'refund', args: { orderId: 'o-1' }, run_id: 'r', call_id: 'c' })]);
+    expect(result.code).toBe(0);
+    const inbox = /approvals inbox (http:\/\/127\.0\.0\.1:\d+\/)/.exec(result.stdout)?.[1];
+    expect(inbox).toBeDefined();
+    expect(result.stdout).toMatch(new RegExp(`pending_approval refund apr_\\S+ \\(expires [^)]+\\) decide at ${inbox}#/o/refunds/a/apr_`));
+  } finally {
+    removeMade();
+  }
+}, 120_000);
