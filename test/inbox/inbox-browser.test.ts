@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { chromiumPath, decideInPage, launchChromium, signInThroughPage } from '../../local/inbox-page';
@@ -12,12 +13,14 @@ import { INBOX_GROUP, synthesizeInboxApp } from './inbox-app';
  * run of an app whose ToolHandler an ApprovalsInbox serves: sign in through the local OpenID issuer,
  * see a pending approval with its args and who asked, approve it and see the resume's `ok`; deny
  * with a reason; a user of another group sees neither the approval nor its args; a changed approval
- * answers 409 and the page says so; axe-core finds no serious or critical violation; the list and an
- * approval are photographed for the guide (docs/images). Nothing is skipped: without Chromium the
- * suite fails, naming the package to install.
+ * answers 409 and the page says so; axe-core finds no serious or critical violation; the list, an
+ * approval and the phone layout are photographed (for the guide, docs/images, with
+ * UPDATE_SCREENSHOTS=1). Nothing is skipped: without Chromium the suite fails, naming the package to
+ * install.
  */
 
-const IMAGES = path.join(__dirname, '..', '..', 'docs', 'images');
+/** Where the screenshots go: the guide's images with UPDATE_SCREENSHOTS=1, else a temporary directory (a run leaves the tree clean). */
+const IMAGES = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(__dirname, '..', '..', 'docs', 'images') : fs.mkdtempSync(path.join(os.tmpdir(), 'inbox-shots-'));
 const OWNER = 'refunds';
 let run: LocalRun;
 let browser: Browser;
