@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Names, RemovalPolicy, Stack, Tags, Validations } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, Names, RemovalPolicy, Stack, Tags, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
@@ -58,6 +58,9 @@ export interface ApprovalsInboxProps {
 
 /** The most characters of a tool's description the page is given (the function's environment is small). */
 const DESCRIPTION_LIMIT = 160;
+
+/** The most characters of descriptions in all (Lambda's environment holds 4 KB, and the rest needs room). */
+const DESCRIPTIONS_BUDGET = 2000;
 
 /**
  * An approvals inbox: one web page where people who are not engineers sign in (Cognito, or an
@@ -145,12 +148,21 @@ export class ApprovalsInbox extends Construct {
     }
 
     const stack = Stack.of(this);
+    // Lambda keeps all of a function's variables within 4 KB: descriptions go first when they crowd it.
+    const descriptionChars = [...owners.values()].flatMap((h) => h.toolManifest ?? []).reduce((n, t) => n + Math.min(t.description?.length ?? 0, DESCRIPTION_LIMIT), 0);
+    const withDescriptions = descriptionChars <= DESCRIPTIONS_BUDGET;
+    if (!withDescriptions) {
+      Annotations.of(this).addWarningV2(
+        'cdk-tool-handler:inboxDescriptions',
+        `The tools' descriptions (${descriptionChars} characters) do not fit the inbox function's environment: the page shows tool names only.`,
+      );
+    }
     const handlers = [...owners].map(([owner, handler]) => ({
       owner,
       table: handler.approvalsTable.tableName,
       tools: (handler.toolManifest ?? []).map((tool) => ({
         name: tool.name,
-        ...(tool.description ? { description: tool.description.slice(0, DESCRIPTION_LIMIT) } : {}),
+        ...(tool.description && withDescriptions ? { description: tool.description.slice(0, DESCRIPTION_LIMIT) } : {}),
       })),
     }));
     const fn = new lambda.Function(this, 'Function', {

@@ -151,7 +151,10 @@ test('axe-core finds no serious or critical violation on the list, an approval, 
   const check = async (where: string) => {
     // Evaluated by the driver, outside the page's CSP (which allows no other script).
     await page.evaluate(axeSource);
-    const result: any = await page.evaluate(() => (window as any).axe.run(document, { resultTypes: ['violations'] }));
+    const result: any = await page.evaluate(() => {
+      const browserGlobal = globalThis as any;
+      return browserGlobal.axe.run(browserGlobal.document, { resultTypes: ['violations'] });
+    });
     const bad = result.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical');
     expect({ where, violations: bad.map((v: any) => `${v.id}: ${v.help}`) }).toEqual({ where, violations: [] });
   };
@@ -169,14 +172,14 @@ test('axe-core finds no serious or critical violation on the list, an approval, 
   await page.reload();
   await page.getByRole('heading', { name: 'Arguments' }).waitFor();
   await check('phone');
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  const width = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
   expect(width).toBeLessThanOrEqual(390);
   await page.screenshot({ path: path.join(IMAGES, 'inbox-phone.png'), fullPage: true });
   // Keyboard: the approval's controls are reachable by Tab.
   const reached: string[] = [];
   for (let i = 0; i < 12; i++) {
     await page.keyboard.press('Tab');
-    reached.push(await page.evaluate(() => document.activeElement?.textContent ?? ''));
+    reached.push(await page.evaluate(() => ((globalThis as any).document.activeElement?.textContent ?? '') as string));
   }
   expect(reached).toEqual(expect.arrayContaining(['Approve', 'Deny…']));
 });
