@@ -43,7 +43,7 @@ export async function runTool<Args>(tool: Tool<Args>, args: Args, call: ToolCall
   }
 }
 
-/** Runs a call's tool on its parsed args and answers `ok` (§3). */
+/** Runs a call's tool on its parsed args and answers `ok`. */
 export async function runCall(tool: Tool<any>, args: unknown, envelope: CallEnvelope, delivery: Delivery): Promise<OkReply> {
   const { runId, callId } = envelope;
   const result = await runTool(tool, args, { runId, callId, caller: delivery.caller }, delivery);

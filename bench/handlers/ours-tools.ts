@@ -1,4 +1,4 @@
-/** The sample app's tools (SPEC §1), plus the bench's no-op, read-only and 100 ms tools. */
+/** The sample app's tools, plus the bench's no-op, read-only and 100 ms tools. */
 import { tool } from '../../lambda';
 import { AddInput, NoopInput, RefundInput, runAdd, runNoop, runRefund, runSleep, SleepInput } from './schemas';
 

@@ -18,7 +18,7 @@ import { iamApprover, Unauthenticated, type Authenticate } from './authenticate'
 
 export interface ApprovalsApiOptions {
   readonly store: ApprovalStore;
-  /** Whose decisions are counted, in which namespace (SPEC §14). @default - no metrics line */
+  /** Whose decisions are counted, in which namespace. @default - no metrics line */
   readonly metrics?: MetricsTarget;
   /** Who is asking, on every route. @default iamApprover - the signer an AWS_IAM function URL verified */
   readonly authenticate?: Authenticate;

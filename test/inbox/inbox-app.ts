@@ -15,7 +15,7 @@ export function synthesizeInboxApp(): string {
     const stack = new Stack(app, 'InboxSample');
     const tools = new ToolHandler(stack, 'Tools', {
       entry: path.join(__dirname, '..', '..', 'bin', 'tools.ts'),
-      tools: ['add', 'refund'],
+      allowedTools: ['add', 'refund'],
       owner: 'refunds',
       timeout: Duration.seconds(30),
     });
