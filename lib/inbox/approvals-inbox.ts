@@ -100,6 +100,10 @@ export class ApprovalsInbox extends Construct {
     if (props.handlers.length === 0) fail('ApprovalsInbox: `handlers` must name at least one ToolHandler.', this);
     const owners = new Map<string, ToolHandler>();
     for (const handler of props.handlers) {
+      if (Stack.of(handler) !== Stack.of(this)) {
+        // The handler's function learns the inbox's URL, and the inbox reads the handler's table: across stacks, each would depend on the other.
+        fail(`ApprovalsInbox: the handler ${handler.node.path} is in another stack; put the inbox in the stack of the handlers it serves.`, this);
+      }
       if (owners.has(handler.owner)) fail(`ApprovalsInbox: two handlers share the owner ${handler.owner}; give each handler once.`, this);
       owners.set(handler.owner, handler);
     }

@@ -101,3 +101,17 @@ test("each handler learns its approvals' inbox link", () => {
     expect.stringContaining('/#/o/refunds/a/'),
   ]);
 });
+
+test('bad props are synth errors that say what to change', () => {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'One', { env: ENV });
+  const tools = new ToolHandler(stack, 'Tools', props({ owner: 'refunds' }));
+  const other = new ToolHandler(new Stack(app, 'Two', { env: ENV }), 'Tools', props({ owner: 'payouts' }));
+  const oidc = InboxSignIn.oidc({ issuer: 'https://id.example.com', clientId: 'c' });
+  expect(() => new ApprovalsInbox(stack, 'Empty', { handlers: [], signIn: oidc })).toThrow(/`handlers` must name at least one ToolHandler/);
+  expect(() => new ApprovalsInbox(stack, 'Twice', { handlers: [tools, tools], signIn: oidc })).toThrow(/two handlers share the owner refunds/);
+  expect(() => new ApprovalsInbox(stack, 'Elsewhere', { handlers: [other], signIn: oidc })).toThrow(/is in another stack; put the inbox in the stack of the handlers it serves/);
+  expect(() => new ApprovalsInbox(stack, 'NotServed', { handlers: [tools], signIn: oidc, approvers: [{ group: 'g', handlers: [other] }] })).toThrow(/names a handler .* that is not among `handlers`/);
+  expect(() => new ApprovalsInbox(stack, 'Http', { handlers: [tools], signIn: InboxSignIn.oidc({ issuer: 'http://id.example.com', clientId: 'c' }) })).toThrow(/`issuer` must be an https URL/);
+  expect(() => new ApprovalsInbox(stack, 'Prefix', { handlers: [tools], signIn: InboxSignIn.cognito({ domainPrefix: 'my-aws-inbox' }) })).toThrow(/`domainPrefix` must be/);
+});
