@@ -7,6 +7,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { ApprovalsInbox, InboxSignIn, ToolHandler } from '../../lib';
 import { INBOX_ENV } from '../../lambda/construct-contract';
 import { ENV, props } from '../construct/helpers';
+import { evaluateInvoke, invokeChecks } from '../construct/lambda-iam';
 
 /**
  * The inbox's template: an HTTP API in front of the package's inbox function, Cognito (the default)
@@ -114,4 +115,21 @@ test('bad props are synth errors that say what to change', () => {
   expect(() => new ApprovalsInbox(stack, 'NotServed', { handlers: [tools], signIn: oidc, approvers: [{ group: 'g', handlers: [other] }] })).toThrow(/names a handler .* that is not among `handlers`/);
   expect(() => new ApprovalsInbox(stack, 'Http', { handlers: [tools], signIn: InboxSignIn.oidc({ issuer: 'http://id.example.com', clientId: 'c' }) })).toThrow(/`issuer` must be an https URL/);
   expect(() => new ApprovalsInbox(stack, 'Prefix', { handlers: [tools], signIn: InboxSignIn.cognito({ domainPrefix: 'my-aws-inbox' }) })).toThrow(/`domainPrefix` must be/);
+});
+
+test("a handler's tool code cannot invoke the inbox function, even once its role is given lambda:* on *", () => {
+  const t = cognito.template.toJSON();
+  const resources = t.Resources as Record<string, any>;
+  const [inboxId, inboxFn] = Object.entries(resources).find(([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.[INBOX_ENV.origin])!;
+  const tags = Object.fromEntries((inboxFn.Properties.Tags ?? []).map((tag: any) => [tag.Key, tag.Value]));
+  expect(tags['cdk-tool-handler:function']).toBe('approvals-inbox');
+  const handlerFn = Object.values(resources).find((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.TOOL_HANDLER_APPROVALS_ENGINE && r.Properties.Environment.Variables.TOOL_HANDLER_OWNER === 'refunds')!;
+  const roleId = handlerFn.Properties.Role['Fn::GetAtt'][0];
+  const statements = Object.values(resources)
+    .filter((r) => r.Type === 'AWS::IAM::Policy' && (r.Properties.Roles ?? []).some((ref: any) => ref.Ref === roleId))
+    .flatMap((r) => r.Properties.PolicyDocument.Statement);
+  const principalTags = Object.fromEntries((resources[roleId].Properties.Tags ?? []).map((tag: any) => [tag.Key, tag.Value]));
+  const given = [...statements, { Effect: 'Allow', Action: 'lambda:*', Resource: '*' }];
+  const arn = JSON.stringify({ 'Fn::GetAtt': [inboxId, 'Arn'] });
+  expect(evaluateInvoke(given, invokeChecks(arn, tags, 'direct', principalTags))).toBe('explicitly denied');
 });
