@@ -21,7 +21,8 @@ await build({
   // The SDK's ES module builds: smaller once tree-shaken than its CommonJS ones.
   mainFields: ['module', 'main'],
   // `local`'s embedded DynamoDB has a native part: it is found at run time (see local/modules.ts).
-  external: ['dynalite'],
+  // The demo's browser driver (playwright-core) likewise: a devDependency, never bundled.
+  external: ['dynalite', 'playwright-core'],
   minify: true,
   sourcemap: false,
   legalComments: 'none',

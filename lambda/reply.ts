@@ -21,6 +21,8 @@ export interface PendingApprovalReply extends ReplyBase {
   readonly approval_id: string;
   /** Until when a decision may come (ISO 8601); then the approval expires. */
   readonly expires_at: string;
+  /** Where a person decides it: its page in the approvals inbox, when an inbox serves the handler. */
+  readonly inbox_url?: string;
 }
 
 /**

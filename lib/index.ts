@@ -9,3 +9,5 @@ export * from './options/tool-handler-alarm';
 export * from './tool-handler-ref';
 export * from './tool-handler-props';
 export type { ToolManifestEntry } from '../lambda/construct-contract';
+export * from './inbox/approvals-inbox';
+export * from './inbox/inbox-sign-in';

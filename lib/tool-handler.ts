@@ -41,6 +41,7 @@ import { IToolHandler } from './tool-handler-ref';
 import { ToolHandlerProps } from './tool-handler-props';
 import type { ToolManifestEntry } from '../lambda/construct-contract';
 import { checkedSettings } from './validation';
+import { describeParts } from './parts-metadata';
 
 /**
  * Runs AI-agent tool calls on AWS Lambda: a NodejsFunction over your tools module, fed by an SQS
@@ -197,7 +198,7 @@ export class ToolHandler extends Construct implements IToolHandler {
     this.replyEventSource = replyEventSource(owner);
 
     const approvals = new ApprovalsService(this, 'Approvals', { ...props, table, owner, settings, removalPolicy });
-    new ExpirySchedule(this, 'Expiry', { expirer: approvals.expirer, replyBus: props.replyBus, owner });
+    const expiry = new ExpirySchedule(this, 'Expiry', { expirer: approvals.expirer, replyBus: props.replyBus, owner });
     this.approvalsEngine = approvals.engine;
     this.approvalsApi = approvals.api;
     this.approvalsApiUrl = approvals.apiUrl.url;
@@ -252,6 +253,11 @@ export class ToolHandler extends Construct implements IToolHandler {
       queue: this.queue, toolDeadLetterQueue: this.deadLetterQueue, toolQueueCreated: props.queue === undefined,
       eventDeadLetterQueue: this.eventDeadLetterQueue, resumePath: resume?.path,
     }));
+
+    describeParts(this, {
+      owner, handler: fn, engine: approvals.engine, api: approvals.api, expirer: approvals.expirer, table, queue: this.queue,
+      resumePipe: resume?.path?.pipe, resumeRule: resume?.rule, expirySchedule: expiry.schedule,
+    });
   }
 
   /** The EventBridge rules that feed the function, in the order they were added. */

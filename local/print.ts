@@ -13,7 +13,7 @@ export type LocalLine =
   | { readonly type: 'info'; readonly message: string }
   /** The demo's progress. */
   | { readonly type: 'step'; readonly message: string }
-  | { readonly type: 'ready'; readonly api_url?: string; readonly stack: string; readonly functions: Record<string, string> }
+  | { readonly type: 'ready'; readonly api_url?: string; readonly inbox_url?: string; readonly stack: string; readonly functions: Record<string, string> }
   | { readonly type: 'call'; readonly envelope: unknown; readonly via: 'sqs' | 'direct' }
   /** `shown`: a direct invoke's reply that the reply bus's line already showed (people see it once; --json keeps both). */
   | { readonly type: 'reply'; readonly reply: any; readonly via: 'bus' | 'direct'; readonly detail_type?: string; readonly shown?: true }
@@ -63,7 +63,7 @@ export function formatLine(line: LocalLine): string {
     case 'step':
       return line.message;
     case 'ready':
-      return `ready: stack ${t(line.stack)}${line.api_url ? `, approvals API ${t(line.api_url)}` : ''}`;
+      return `ready: stack ${t(line.stack)}${line.api_url ? `, approvals API ${t(line.api_url)}` : ''}${line.inbox_url ? `, approvals inbox ${t(line.inbox_url)}` : ''}`;
     case 'call': {
       const e = line.envelope as { tool?: string; args?: unknown; approval_id?: string };
       if (e && typeof e === 'object' && typeof e.approval_id === 'string' && e.tool === undefined) return `→ resume ${t(e.approval_id)}`;
@@ -103,7 +103,7 @@ export function formatReply(reply: any): string {
     case 'ok':
       return `ok ${tool} result ${json(reply.result ?? null)}${approval ? ` (${approval})` : ''}`;
     case 'pending_approval':
-      return `pending_approval ${tool} ${approval}${reply.expires_at ? ` (expires ${t(reply.expires_at)})` : ''}`;
+      return `pending_approval ${tool} ${approval}${reply.expires_at ? ` (expires ${t(reply.expires_at)})` : ''}${reply.inbox_url ? ` decide at ${t(reply.inbox_url)}` : ''}`;
     case 'already_done':
       return `already_done ${tool} ${approval ?? ''} result ${json(reply.result ?? null)}`.replace('  ', ' ');
     case 'error': {

@@ -11,9 +11,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { auditRecordOf } from '../console/audit-record';
 import { CliError } from '../console/errors';
-import { ENV, HANDLER_OWNER } from '../lambda/construct-contract';
+import { ENV, HANDLER_OWNER, INBOX_ENV } from '../lambda/construct-contract';
+import { PACKAGED_FUNCTIONS, type LocalPackagedRole, type PackagedFunctionRole } from '../lambda/packaged-functions';
 import { approvalKeyPrefix } from '../lambda/stores/dynamo-items';
-import { findToolHandlers, readStack, type FunctionResource, type Template, type ToolHandlerParts } from './assembly';
+import { findInbox, findToolHandlers, readStack, type FunctionResource, type Template, type ToolHandlerParts } from './assembly';
+import { startHttpApiHost, type HttpApiHost } from './http-api-host';
+import { startLocalOidcIssuer, type LocalOidcIssuer } from './oidc-issuer';
 import { createTableInput, startDynamo, type LocalDynamo } from './dynamo';
 import { startEndpoints, type BusEvent, type LocalEndpoints } from './endpoints';
 import { EventPatternError } from './event-pattern';
@@ -30,7 +33,18 @@ import { newRunCredentials, type AccessKey } from './run-credentials';
 /** Who the local function URL says the approver is, unless `--principal` says otherwise. */
 export const LOCAL_APPROVER_ARN = `arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/Approver/alice`;
 
-type Part = 'handler' | 'engine' | 'api' | 'expirer';
+/**
+ * What the run starts: the handler, the package's functions that run beside it
+ * (lambda/packaged-functions.ts), and the approvals inbox that serves it, if any.
+ */
+type Part = 'handler' | LocalPackagedRole | 'inbox';
+
+const LOCAL_PACKAGED_ROLES = (Object.keys(PACKAGED_FUNCTIONS) as PackagedFunctionRole[]).filter(
+  (role): role is LocalPackagedRole => PACKAGED_FUNCTIONS[role].runsLocally,
+);
+
+/** Who signs in to the local inbox, unless a test says otherwise (`LocalRun.signInToInbox`). */
+export const LOCAL_INBOX_USER = { sub: 'local-approver', email: 'approver@localhost' } as const;
 
 /** The reply bus's local name when the stack has none. */
 export const STAND_IN_BUS = 'local-reply-bus';
@@ -63,6 +77,12 @@ export class LocalRun {
   private dynamo?: LocalDynamo;
   private endpoints?: LocalEndpoints;
   private url?: FunctionUrlHost;
+  private inboxHost?: HttpApiHost;
+  private oidcIssuer?: LocalOidcIssuer;
+  /** The groups the local approver is in: every group the inbox names, so it may decide what the run serves. */
+  private inboxGroups: string[] = [];
+  /** What the run itself sets in a part's environment (its local endpoints), before `overrides`. */
+  private readonly localEnv: Partial<Record<Part, Record<string, string>>> = {};
   private pipe?: PipeSpec;
   private resumeRule?: ResumeRuleSpec;
   /** The handler's owner: its approvals' keys are `approval#<owner>#<id>`. */
@@ -96,6 +116,21 @@ export class LocalRun {
 
   get apiUrl(): string | undefined {
     return this.url?.url;
+  }
+
+  /** The local approvals inbox (`http://127.0.0.1:<port>/`), when an `ApprovalsInbox` of the stack serves the handler. */
+  get inboxUrl(): string | undefined {
+    return this.inboxHost && `${this.inboxHost.url}/`;
+  }
+
+  /** The local OpenID issuer the inbox signs in with. */
+  get inboxIssuerUrl(): string | undefined {
+    return this.oidcIssuer?.url;
+  }
+
+  /** Who signs in to the local inbox from now on (the local issuer signs them in at once). */
+  async signInToInbox(claims: Record<string, unknown>): Promise<void> {
+    await this.oidcIssuer?.signInAs(claims);
   }
 
   get region(): string {
@@ -154,7 +189,7 @@ export class LocalRun {
     this.template = stack.template;
     const all = findToolHandlers(stack);
     const wanted = this.options.handler;
-    const chosen = wanted ? all.find((p) => p.handler.constructPath.startsWith(wanted) || p.handler.logicalId === wanted) : all[0];
+    const chosen = wanted ? all.find((p) => p.constructPath === wanted || p.handler.constructPath.startsWith(wanted) || p.handler.logicalId === wanted) : all[0];
     if (!chosen) throw new CliError(`No ToolHandler ${wanted} in stack ${stack.name}.`);
     if (!wanted && all.length > 1) {
       this.emit({ type: 'info', message: `note: the stack has ${all.length} ToolHandlers; running ${chosen.handler.constructPath} (pick with --handler).` });
@@ -222,7 +257,7 @@ export class LocalRun {
       if (!fn.codeDir || !fs.existsSync(fn.codeDir)) {
         throw new CliError(`The ${label} function's code (${fn.constructPath}) is not in the assembly: was it synthesized with bundling?`);
       }
-      const env = { ...resolver.environment(fn.properties), ...this.replyBusFor(label, fn), ...this.options.overrides?.[label] };
+      const env = { ...resolver.environment(fn.properties), ...this.replyBusFor(label, fn), ...this.localEnv[label], ...this.options.overrides?.[label] };
       const key = label === 'handler' ? handlerKey : functionsKey;
       const spec: FunctionSpec = {
         name: resolver.name(fn.logicalId),
@@ -241,10 +276,38 @@ export class LocalRun {
       };
       this.sandboxes.set(spec.name, new FunctionSandbox(spec, { nodePath, onLog: (fnLabel, line) => this.functionLine(fnLabel, line) }));
     };
+    const inbox = findInbox(stack, this.owner);
+    if (inbox) {
+      // Its origin must be known before the function starts: the host comes first, then the function behind it.
+      this.inboxHost = await startHttpApiHost(async (event) => {
+        const outcome = await this.sandbox('inbox')!.invoke(event);
+        if (!outcome.ok) throw new Error(`${outcome.error.errorType}: ${outcome.error.errorMessage}`);
+        this.afterInboxCall(event.requestContext.http.method, event.rawPath, outcome.result);
+        return outcome.result as any;
+      });
+      const env = resolver.environment(inbox.fn.properties);
+      this.inboxGroups = [...new Set(Object.values<string[]>(JSON.parse(env[INBOX_ENV.approvers] ?? '{}')).flat())];
+      this.oidcIssuer = await startLocalOidcIssuer({ ...LOCAL_INBOX_USER, groups: this.inboxGroups });
+      this.localEnv.inbox = {
+        [INBOX_ENV.issuer]: this.oidcIssuer.url,
+        [INBOX_ENV.origin]: this.inboxHost.url,
+        // Signing in goes to the local issuer, whose discovery document names its endpoints.
+        [INBOX_ENV.authorizationEndpoint]: '',
+        [INBOX_ENV.tokenEndpoint]: '',
+        [INBOX_ENV.groupsClaim]: 'groups',
+        // The run serves one handler: the inbox serves only its owner here.
+        [INBOX_ENV.handlers]: JSON.stringify(
+          (JSON.parse(env[INBOX_ENV.handlers] ?? '[]') as Array<{ owner: string }>).filter((h) => h.owner === this.owner),
+        ),
+      };
+      if (chosen.handler.properties.Environment?.Variables?.[ENV.inboxUrl] !== undefined) {
+        this.localEnv.handler = { [ENV.inboxUrl]: `${this.inboxHost.url}/#/o/${encodeURIComponent(this.owner)}/a/` };
+      }
+    }
     start('handler', chosen.handler);
-    start('engine', chosen.engine);
-    start('api', chosen.api);
-    start('expirer', chosen.expirer);
+    for (const role of LOCAL_PACKAGED_ROLES) start(role, chosen[role]);
+    if (inbox) start('inbox', inbox.fn);
+
     try {
       await Promise.all([...this.sandboxes.values()].map((w) => w.ready()));
     } catch (error) {
@@ -277,6 +340,7 @@ export class LocalRun {
       type: 'ready',
       stack: stack.name,
       api_url: this.url?.url,
+      ...(this.inboxHost ? { inbox_url: `${this.inboxHost.url}/` } : {}),
       functions: Object.fromEntries([...this.sandboxes.values()].map((w) => [w.spec.label, w.spec.name])),
     });
   }
@@ -389,6 +453,13 @@ export class LocalRun {
     }
   }
 
+  /** The pipe's stand-in, after the inbox answered a decision of this run's owner. */
+  private afterInboxCall(method: string, rawPath: string, result: unknown): void {
+    const match = /^\/api\/owners\/([^/]+)\/approvals\/([^/]+)\/decision$/.exec(rawPath);
+    if (!match || decodeURIComponent(match[1]) !== this.owner) return;
+    this.afterApiCall(method, `/approvals/${match[2]}/decision`, result);
+  }
+
   /** The pipe's stand-in, after the API answered a decision. */
   private afterApiCall(method: string, rawPath: string, result: unknown): void {
     const match = /^\/approvals\/([^/]+)\/decision$/.exec(rawPath);
@@ -457,6 +528,8 @@ export class LocalRun {
     await this.settled().catch(() => undefined);
     await Promise.all([...this.sandboxes.values()].map((w) => w.stop().catch(() => undefined)));
     await this.url?.close().catch(() => undefined);
+    await this.inboxHost?.close().catch(() => undefined);
+    await this.oidcIssuer?.close().catch(() => undefined);
     await this.endpoints?.close();
     await this.dynamo?.stop();
     this.auditFile?.remove();

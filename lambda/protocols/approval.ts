@@ -19,6 +19,7 @@ import {
   ToolTimeout,
   ToolUsageError,
 } from '../errors';
+import { ENV } from '../construct-contract';
 import { approvalIdFor, callFingerprint } from '../ids';
 import type { AlreadyDoneReply, Reply } from '../reply';
 import { runTool } from '../run-tool';
@@ -62,6 +63,7 @@ export async function requestApproval(
         call_id: callId,
         approval_id: approvalId,
         expires_at: new Date(record.expiresAt).toISOString(),
+        ...inboxLink(approvalId),
       },
       identity,
       approvalArgs: record.args,
@@ -69,6 +71,12 @@ export async function requestApproval(
   } catch (error) {
     return { ok: false, error: asToolHandlerError(error), identity };
   }
+}
+
+/** Where a person decides the approval, when an approvals inbox serves this handler (`ENV.inboxUrl`). */
+function inboxLink(approvalId: string): { inbox_url?: string } {
+  const base = process.env[ENV.inboxUrl];
+  return base ? { inbox_url: `${base}${encodeURIComponent(approvalId)}` } : {};
 }
 
 /** Who resumes, and what: the handler's owner, the tools it may run now, and where they are. */

@@ -90,7 +90,7 @@ export class GatewayCallerProofs extends Construct {
 
     const stack = Stack.of(this);
     this.interceptor = new lambda.Function(this, 'Interceptor', {
-      code: packagedFunctionCode(requester, 'gateway-interceptor'),
+      code: packagedFunctionCode(requester, FUNCTION_ROLE.interceptor),
       handler: 'index.handler',
       runtime: defaultRuntime(),
       architecture: defaultArchitecture(),
