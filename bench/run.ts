@@ -17,6 +17,7 @@ import { measureColdStart } from './cold-start';
 import { measureApprovalInvokes } from './approvals';
 import { measureApprovalScale } from './approvals-scale';
 import { measureCallerVerify } from './caller';
+import { measureInboxPage } from './inbox-page';
 import { measureConsumerBundle } from './consumer';
 import { measureDynamo } from './dynamo';
 import { OUT, RESULTS_FILE } from './lib/paths';
@@ -74,6 +75,7 @@ const RESULT_KEYS = [
   'list_first_page_items_read',
   'caller_verify_cpu_ms',
   'caller_verify_network_calls_warm',
+  'inbox_page_bytes',
 ] as const;
 type Results = Record<(typeof RESULT_KEYS)[number], number>;
 
@@ -150,6 +152,8 @@ async function main(): Promise<void> {
   const dynamo = await measureDynamo(children.dynamo, { ours: run.ours.file, powertools: run.powertools.file }, counts.dynamoIterations);
   progress('a Gateway caller\'s proof: warm checks and KMS calls');
   const callerVerify = await measureCallerVerify(counts.dynamoIterations * 10);
+  progress('the approvals inbox: the first load of its page, from the real bundle');
+  const inboxPage = await measureInboxPage();
 
   // 4. Batch parallelism.
   progress('batch parallelism: 10 tools of 100 ms');
@@ -223,6 +227,7 @@ async function main(): Promise<void> {
     list_first_page_items_read: scale.listFirstPageItemsRead,
     caller_verify_cpu_ms: round(callerVerify.cpuMsP50, 4),
     caller_verify_network_calls_warm: callerVerify.networkCallsWarm,
+    inbox_page_bytes: inboxPage.bytes,
   };
 
   const rows: Row[] = [
@@ -389,6 +394,15 @@ async function main(): Promise<void> {
       ratio: '',
       target: '0',
       met: results.caller_verify_network_calls_warm === 0,
+    },
+    section('3e. the approvals inbox'),
+    {
+      figure: 'first load of the page (HTML, inlined script and style; gzip)',
+      ours: `${kb(results.inbox_page_bytes)} (${kb(inboxPage.gzipBytes)})`,
+      baseline: 'n/a',
+      ratio: '',
+      target: '< 60 KB',
+      met: results.inbox_page_bytes < 60 * 1024,
     },
     section(`4. batch parallelism: 10 tools of 100 ms, wall / 100 ms (median of ${counts.parallelRounds})`),
     {
