@@ -1,7 +1,8 @@
 import { chooseStores, type ExecutorStoreOptions } from './default-stores';
 import type { Delivery, EnvelopeRouter, Outcome, PlainCall } from './delivery';
 import { envelopePayload, type Envelope } from './envelope';
-import { AdapterError, asToolHandlerError, CallerRequired, configError, toolNotAllowed } from './errors';
+import { admitCall } from './admission';
+import { AdapterError, asToolHandlerError, configError, toolNotAllowed } from './errors';
 import { callFingerprint } from './ids';
 import { handleEnvelope, type HandleEnvelopeOptions } from './handle-envelope';
 import { requestApproval, resumeApproval } from './protocols/approval';
@@ -85,7 +86,7 @@ export class ToolExecutor implements EnvelopeRouter {
       }
       const tool = this.tools.get(envelope.tool);
       if (!tool || (delivery.allowed !== undefined && !delivery.allowed.has(tool.name))) throw toolNotAllowed(envelope.tool);
-      if (tool.requiresCaller && !delivery.caller?.verified) throw callerRequired(tool.name);
+      admitCall(tool, delivery);
       // Hashed once: the lease, the approval and the audit record all take it.
       const call: PlainCall = {
         tool: tool.name,
@@ -100,7 +101,7 @@ export class ToolExecutor implements EnvelopeRouter {
       // A read-only tool may run again harmlessly: no state store round trip at all.
       const calls = tool.readOnly ? undefined : this.calls;
       if (calls) return await runLeased(calls, tool, args, envelope, delivery, call);
-      return { ok: true, reply: await runCall(tool, args, envelope, delivery), identity: call };
+      return { ok: true, reply: await runCall(tool, args, call, delivery), identity: call };
     } catch (error) {
       return { ok: false, error: asToolHandlerError(error), identity };
     }
@@ -118,11 +119,4 @@ export class ToolExecutor implements EnvelopeRouter {
       { retryable: false },
     );
   }
-}
-
-function callerRequired(tool: string): CallerRequired {
-  return new CallerRequired(
-    `Tool ${tool} acts only for a verified caller, and this call proves none: send it through a host that proves its caller ` +
-      '(an SQS message, or an AgentCore Gateway with caller identity).',
-  );
 }

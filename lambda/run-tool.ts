@@ -1,5 +1,4 @@
 import type { Delivery } from './delivery';
-import type { CallEnvelope } from './envelope';
 import { ToolFailed, ToolTimeout } from './errors';
 import { jsonRoundTrip } from './json';
 import type { OkReply } from './reply';
@@ -43,11 +42,15 @@ export async function runTool<Args>(tool: Tool<Args>, args: Args, call: ToolCall
   }
 }
 
-/** Runs a call's tool on its parsed args and answers `ok` (§3). */
-export async function runCall(tool: Tool<any>, args: unknown, envelope: CallEnvelope, delivery: Delivery): Promise<OkReply> {
-  const { runId, callId } = envelope;
-  const result = await runTool(tool, args, { runId, callId, caller: delivery.caller }, delivery);
-  return { status: 'ok', tool: tool.name, run_id: runId, call_id: callId, result };
+/**
+ * Runs a call's tool on its parsed args and answers `ok`: the one place a run's reply is made, for a
+ * plain call and for the resume of an approval alike (`call.approvalId` set).
+ */
+export async function runCall(tool: Tool<any>, args: unknown, call: ToolCall, delivery: Delivery): Promise<OkReply> {
+  const { runId, callId, approvalId } = call;
+  const result = await runTool(tool, args, call, delivery);
+  if (approvalId === undefined) return { status: 'ok', tool: tool.name, run_id: runId, call_id: callId, result };
+  return { status: 'ok', tool: tool.name, run_id: runId, call_id: callId, result, approval_id: approvalId };
 }
 
 function describe(error: unknown): string {

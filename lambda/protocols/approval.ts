@@ -20,8 +20,8 @@ import {
   ToolUsageError,
 } from '../errors';
 import { approvalIdFor, callFingerprint } from '../ids';
-import type { AlreadyDoneReply, Reply } from '../reply';
-import { runTool } from '../run-tool';
+import type { AlreadyDoneReply, OkReply, Reply } from '../reply';
+import { runCall } from '../run-tool';
 import { approvalGone } from '../stores/store-errors';
 import type { ApprovalRecord, HandlerApprovalStore, ClaimOutcome } from '../stores/types';
 import type { Tool } from '../tool';
@@ -124,11 +124,11 @@ async function runClaimed(
   const { record, token } = claim;
   const { approvalId, runId, callId } = record;
   const { invocationEnd } = delivery.deadline;
-  let result: unknown;
+  let reply: OkReply;
   try {
     if (record.decidedFingerprint !== callFingerprint(record.tool, record.args)) throw notDecidedOn(record);
     const args = await tool.parseArgs(record.args);
-    result = await runTool(tool, args, { runId, callId, approvalId, caller: record.requestedBy }, delivery);
+    reply = await runCall(tool, args, { runId, callId, approvalId, caller: record.requestedBy }, delivery);
   } catch (error) {
     // A run that timed out may still be going: its claim lapses at the invocation's end.
     if (!(error instanceof ToolTimeout)) {
@@ -137,8 +137,8 @@ async function runClaimed(
     throw error;
   }
   // The tool ran: a slow or failed store write now must not make the delivery fail and run it again.
-  await writeAfterRun('complete', () => approvals.complete(approvalId, token, result), invocationEnd, callFields(record));
-  return { status: 'ok', tool: record.tool, run_id: runId, call_id: callId, result, approval_id: approvalId };
+  await writeAfterRun('complete', () => approvals.complete(approvalId, token, reply.result), invocationEnd, callFields(record));
+  return reply;
 }
 
 /** Why a claim failed, in the order the contract checks. */
