@@ -229,6 +229,13 @@ export interface ToolManifestEntry {
   /** The tool's input JSON Schema (zod 4's `z.toJSONSchema`, input side). */
   readonly inputSchema: { [key: string]: any };
 
+  /**
+   * The JSON Schema of the tool's result (its `output` schema, output side).
+   *
+   * @default - the tool declares no output schema
+   */
+  readonly outputSchema?: { [key: string]: any };
+
   /** Whether a call needs approval: `always`, `never`, or `depends` (a predicate over the args). */
   readonly approval: string;
 

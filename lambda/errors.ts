@@ -75,6 +75,17 @@ export class ToolFailed extends AdapterError {
   }
 }
 
+/**
+ * The tool ran, and its result does not match its `output` schema: the message names the paths
+ * that failed and what they expected, never the values. Sending the call again runs the tool again.
+ */
+export class ToolOutputInvalid extends AdapterError {
+  override readonly name: string = 'ToolOutputInvalid';
+  constructor(message: string, options?: ToolHandlerErrorOptions) {
+    super(message, { ...options, retryable: false });
+  }
+}
+
 /** The deadline passed before the tool finished. */
 export class ToolTimeout extends AdapterError {
   override readonly name: string = 'ToolTimeout';

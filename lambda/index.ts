@@ -20,6 +20,7 @@ export {
   AdapterError,
   ApprovalDenied,
   ToolFailed,
+  ToolOutputInvalid,
   ToolTimeout,
   CallInProgress,
   StoreUnavailable,

@@ -1,5 +1,5 @@
 import type { Delivery } from './delivery';
-import { ToolFailed, ToolTimeout } from './errors';
+import { ToolFailed, ToolOutputInvalid, ToolTimeout } from './errors';
 import { jsonRoundTrip } from './json';
 import type { OkReply } from './reply';
 import type { Tool } from './tool';
@@ -35,10 +35,21 @@ export async function runTool<Args>(tool: Tool<Args>, args: Args, call: ToolCall
   } finally {
     signal.removeEventListener('abort', onAbort!);
   }
+  let result: unknown;
   try {
-    return jsonRoundTrip(value);
+    result = jsonRoundTrip(value);
   } catch (error) {
     throw new ToolFailed(`Tool ${tool.name} returned a result that is not JSON: ${describe(error)}`, { cause: error });
+  }
+  // A tool without an `output` schema pays nothing here. What the schema parses to is the result.
+  return tool.parseResult === undefined ? result : parsedResult(tool, await tool.parseResult(result));
+}
+
+function parsedResult(tool: Tool<any>, parsed: unknown): unknown {
+  try {
+    return jsonRoundTrip(parsed);
+  } catch (error) {
+    throw new ToolOutputInvalid(`Tool ${tool.name}'s \`output\` schema parses its result to something that is not JSON: ${describe(error)}`);
   }
 }
 

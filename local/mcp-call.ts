@@ -3,7 +3,9 @@
  * call's arguments are the event, and `context.clientContext.custom` carries what AWS documents for
  * that context (message version, request and MCP message ids, gateway and target ids, the tool's
  * `<target>___<tool>` name) and no session id, as a Gateway sends it. The answer is what the Gateway
- * answers: the function's JSON reply as one text content item, `isError` for an error reply.
+ * answers: the function's JSON reply as one text content item, `isError` for an error reply, and an
+ * object result also as `structuredContent` (never for an error, a pending or a refused reply: MCP
+ * clients check it against the tool's output schema even when `isError` is set).
  */
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -50,5 +52,13 @@ export async function callAsGateway(
     print({ type: 'info', message: `mcp: approve with: ${escapeText(approve)}` });
     content.push({ type: 'text', text: `Local run: a person approves with \`${approve}\`.` });
   }
-  return { content, isError: reply?.status === 'error' };
+  const structured = structuredContentOf(reply);
+  return structured === undefined ? { content, isError: reply?.status === 'error' } : { content, structuredContent: structured, isError: false };
+}
+
+/** The result of an `ok` or `already_done` reply, when it is a JSON object. */
+function structuredContentOf(reply: { status?: string; result?: unknown } | null): Record<string, unknown> | undefined {
+  if (reply?.status !== 'ok' && reply?.status !== 'already_done') return undefined;
+  const { result } = reply;
+  return typeof result === 'object' && result !== null && !Array.isArray(result) ? (result as Record<string, unknown>) : undefined;
 }

@@ -128,7 +128,12 @@ async function serveRequest(request: IncomingMessage, response: ServerResponse, 
 function mcpServer({ run, tools, print }: Serving): Server {
   const server = new Server({ name: 'cdk-tool-handler-local', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: tools.map(({ name, description, inputSchema }) => ({ name, ...(description === undefined ? {} : { description }), inputSchema })),
+    tools: tools.map(({ name, description, inputSchema, outputSchema }) => ({
+      name,
+      ...(description === undefined ? {} : { description }),
+      inputSchema,
+      ...(outputSchema === undefined ? {} : { outputSchema }),
+    })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = tools.find((t) => t.name === request.params.name);
