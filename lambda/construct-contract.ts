@@ -173,6 +173,8 @@ export const CALL_ATTRIBUTES = {
    */
   heldBy: 'heldBy',
   reply: 'reply',
+  /** A rate limit's count of calls in its window (an item of its own, `kind` `rate`). */
+  count: 'count',
 } as const;
 
 /** What a tool name may look like, checked by the runtime and by the construct's `tools`. */

@@ -132,6 +132,20 @@ export class CallerRequired extends AdapterError {
   }
 }
 
+/**
+ * The call is over its tool's `rateLimit` for this window: it was not run, nor did it ask for
+ * approval. `retry_after_s` (whole seconds, at least 1) is when the window ends.
+ */
+export class RateLimited extends AdapterError {
+  override readonly name: string = 'RateLimited';
+  /** Seconds until the window ends and a call may be counted again. */
+  readonly retry_after_s: number;
+  constructor(message: string, retryAfterS: number, options?: ToolHandlerErrorOptions) {
+    super(message, { ...options, retryable: true });
+    this.retry_after_s = retryAfterS;
+  }
+}
+
 /** Wraps an unreachable or throttled store as a `StoreUnavailable`. */
 export function storeUnavailable(operation: string, cause: unknown): StoreUnavailable {
   const detail = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);

@@ -1,7 +1,7 @@
 import { chooseStores, type ExecutorStoreOptions } from './default-stores';
 import type { Delivery, EnvelopeRouter, Outcome, PlainCall } from './delivery';
 import { envelopePayload, type Envelope } from './envelope';
-import { admitCall } from './admission';
+import { admitCall, admitRate } from './admission';
 import { AdapterError, asToolHandlerError, configError, toolNotAllowed } from './errors';
 import { callFingerprint } from './ids';
 import { handleEnvelope, type HandleEnvelopeOptions } from './handle-envelope';
@@ -97,6 +97,7 @@ export class ToolExecutor implements EnvelopeRouter {
       };
       identity = call;
       const args = await tool.parseArgs(envelope.args);
+      if (tool.rateLimit) await admitRate(tool, call, this.calls);
       if (tool.needsApproval(args)) return await requestApproval(this.requireApprovals(`Tool ${tool.name} requires approval`), tool, envelope, call);
       // A read-only tool may run again harmlessly: no state store round trip at all.
       const calls = tool.readOnly ? undefined : this.calls;

@@ -46,7 +46,13 @@ export interface ErrorReply {
   readonly run_id: string | null;
   readonly call_id: string | null;
   readonly approval_id?: string;
-  readonly error: { readonly type: string; readonly message: string; readonly retryable: boolean };
+  readonly error: {
+    readonly type: string;
+    readonly message: string;
+    readonly retryable: boolean;
+    /** A `RateLimited` error's: seconds until a call may be counted again. */
+    readonly retry_after_s?: number;
+  };
 }
 
 /** What is known of a call (all of it once it replied; less when it failed early), to log it and address its replies. */
@@ -68,6 +74,13 @@ export function errorReply(error: ToolHandlerError, identity: CallIdentity): Err
     run_id: identity.runId ?? null,
     call_id: identity.callId ?? null,
     ...(identity.approvalId === undefined ? {} : { approval_id: identity.approvalId }),
-    error: { type: error.name, message: error.message, retryable: error.retryable },
+    error: errorFields(error),
   };
+}
+
+/** An error as replies carry it: with `retry_after_s` when it has one (`RateLimited`). */
+export function errorFields(error: ToolHandlerError): ErrorReply['error'] {
+  const retryAfter = (error as { retry_after_s?: number }).retry_after_s;
+  if (retryAfter === undefined) return { type: error.name, message: error.message, retryable: error.retryable };
+  return { type: error.name, message: error.message, retryable: error.retryable, retry_after_s: retryAfter };
 }

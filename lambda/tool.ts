@@ -25,6 +25,19 @@ export interface ToolContext {
   readonly deadline: number;
 }
 
+/** How often a tool may be called: at most `limit` calls per fixed window of `window` seconds. */
+export interface RateLimit {
+  /** Calls allowed per window: a whole number of at least 1. */
+  readonly limit: number;
+  /** The window's length in seconds: a whole number of at least 1. */
+  readonly window: number;
+  /**
+   * What is counted: each caller's calls apart (`caller`; calls without a caller share one count),
+   * or every call of the tool together (`tool`). @default 'caller'
+   */
+  readonly by?: 'caller' | 'tool';
+}
+
 export interface ToolOptions<Schema extends $ZodType = $ZodType<JsonObject>, Result extends $ZodType = $ZodType> {
   /** 1 to 128 characters of `A-Z a-z 0-9 _ . -`. */
   readonly name: string;
@@ -43,6 +56,12 @@ export interface ToolOptions<Schema extends $ZodType = $ZodType<JsonObject>, Res
    * refused with `CallerRequired` before it runs or asks for approval. @default false
    */
   readonly requiresCaller?: boolean;
+  /**
+   * At most `limit` calls per `window` seconds, per caller (`by: 'caller'`, the default) or for the
+   * tool as a whole (`by: 'tool'`), counted in the state store before the tool runs or asks for
+   * approval; a call over it is refused with `RateLimited` (`retry_after_s`). @default - no limit
+   */
+  readonly rateLimit?: RateLimit;
   /**
    * The result's schema: a zod 4 schema the return value is checked against after the run (what
    * it parses to is the reply's `result`); a mismatch is `ToolOutputInvalid`. MCP clients see it as
@@ -69,6 +88,8 @@ export interface Tool<Args = unknown> {
   readonly requiresCaller: boolean;
   /** The result's schema, if it has one. */
   readonly output?: $ZodType;
+  /** Its rate limit, with `by` filled in; absent without one. */
+  readonly rateLimit?: Required<RateLimit>;
   /**
    * Checks a run's JSON result against `output` and gives what it parses to; throws
    * `ToolOutputInvalid` naming the failing path. Absent without `output`: nothing to check.
@@ -134,6 +155,7 @@ export function tool<Schema extends $ZodType = $ZodType<JsonObject>, Result exte
     readOnly,
     requiresCaller,
     output,
+    rateLimit: options.rateLimit === undefined ? undefined : checkRateLimit(name, options.rateLimit),
     parseResult: output ? (result) => parseResultWith(output, name, result) : undefined,
     parseArgs: input ? (args) => parseWith(input, name, args) : (args) => args as Output<Schema>,
     needsApproval: typeof requiresApproval === 'function' ? (args) => requiresApproval(args) === true : () => requiresApproval,
@@ -171,6 +193,19 @@ function problemsOf(result: Extract<SafeParseResult<unknown>, { success: false }
     .slice(0, 5)
     .map((issue) => `\`${pathOf(root, issue.path)}\`: ${issue.message}`)
     .join('; ');
+}
+
+function checkRateLimit(name: string, rateLimit: RateLimit): Required<RateLimit> {
+  const { limit, window, by = 'caller' } = rateLimit ?? ({} as RateLimit);
+  for (const [key, value] of [['limit', limit], ['window', window]] as const) {
+    if (!Number.isInteger(value) || value < 1) {
+      throw configError(`tool ${name} \`rateLimit.${key}\` must be a whole number of at least 1, got: ${String(value)}.`);
+    }
+  }
+  if (by !== 'caller' && by !== 'tool') {
+    throw configError(`tool ${name} \`rateLimit.by\` must be 'caller' or 'tool', got: ${JSON.stringify(by)}.`);
+  }
+  return { limit, window, by };
 }
 
 function isZodSchema(value: unknown): value is $ZodType {

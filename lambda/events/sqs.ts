@@ -5,6 +5,7 @@ import { deliver, refuse, type Host } from './host';
 import { sqsRedelivery, type Invocation } from './invocation';
 import { forEachBounded } from './pool';
 import { finishDelivery } from './finish-delivery';
+import { delayRetry } from './sqs-visibility';
 import { isFifoBatch, messageGroupOf, recordProblem, senderOf, sourceQueueOf, sqsRecordsOf, type ReceivedSqsRecord } from './sqs-records';
 
 /**
@@ -42,6 +43,7 @@ async function handleSqsBatch(records: readonly ReceivedSqsRecord[], invocation:
     const delivered = await finishDelivery(ended, invocation.replies);
     publishing.delete(record);
     if (delivered) succeeded.add(record);
+    else await delayRetry(record, ended);
   };
   const work = isFifoBatch(records)
     ? forEachBounded(groupsOf(records), invocation.concurrency, invocation.deadline.signal, async (group) => {

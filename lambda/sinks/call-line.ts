@@ -47,6 +47,7 @@ export function writeCallLine(ended: CallEnded, router: MetricsSource | undefine
       durationMs: ended.durationMs,
       requested: outcome.ok && outcome.reply.status === 'pending_approval',
       duplicate: outcome.ok && outcome.kept === true,
+      rateLimited: !outcome.ok && outcome.error.name === 'RateLimited',
     }),
   );
 }

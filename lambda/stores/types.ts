@@ -215,8 +215,24 @@ export interface BeginInput {
   readonly heldBy?: string;
 }
 
-/** Duplicate-call suppression. */
+/** One fixed window of a rate limit (`tool({ rateLimit })`). Times are epoch milliseconds. */
+export interface RateWindow {
+  /** What the count is of: the tool, and the caller when each caller is counted apart. */
+  readonly counter: string;
+  readonly start: number;
+  /** When the window ends: its count may be forgotten then. */
+  readonly end: number;
+  /** Calls the window allows. */
+  readonly limit: number;
+}
+
+/** Duplicate-call suppression, and the counts of rate-limited tools. */
 export interface CallStore {
+  /**
+   * Counts one call in `window`, in one conditional write, unless the window already holds `limit`
+   * calls; true when it was counted. A store without it cannot serve a tool with a `rateLimit`.
+   */
+  countCall?(window: RateWindow): Promise<boolean>;
   begin(key: CallKey, input: BeginInput): Promise<BeginOutcome>;
   /** Keeps the reply of a finished call, for redeliveries. */
   finish(key: CallKey, token: string, reply: unknown): Promise<void>;

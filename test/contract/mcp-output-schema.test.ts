@@ -37,7 +37,7 @@ beforeAll(async () => {
   await build();
   child = spawn(process.execPath, [bundle, 'local', '--assembly', assembly, '--mcp', '--port', '0'], { cwd: REPO, env, stdio: ['ignore', 'ignore', 'pipe'] });
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-  await until(() => stderr.includes('serving: decide with'), 'serving', () => ({ stderr }));
+  await until(() => stderr.includes('serving: decide with'), 'serving', () => ({ stdout: '', stderr }));
   const url = new URL(/mcp: serving .* at (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(stderr)![1]);
   const token = /Authorization: Bearer (\S+)$/m.exec(stderr)![1];
   client = new Client({ name: 'contract-test', version: '1.0.0' });
