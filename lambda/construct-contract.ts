@@ -75,6 +75,8 @@ export const APPROVAL_ATTRIBUTES = {
   requestedBy: 'requestedBy',
   /** The caller's id alone, beside `requestedBy`: what a claim limited to one caller tests. */
   requestedById: 'requestedById',
+  /** The trace of the call that asked (JSON), when it had one: its resume continues it. */
+  trace: 'trace',
 } as const;
 
 /**

@@ -77,7 +77,7 @@ export class ToolExecutor implements EnvelopeRouter {
    * The run path's step (handle-envelope.ts): run envelopes with `handleEnvelope`.
    */
   async route(envelope: Envelope, delivery: Delivery): Promise<Outcome> {
-    let identity: CallIdentity = envelope.isResume ? envelope : { ...envelope, caller: delivery.caller };
+    let identity: CallIdentity = envelope.isResume ? envelope : { ...envelope, caller: delivery.caller, trace: envelope.trace ?? delivery.trace };
     try {
       if (envelope.isResume) {
         const approvals = this.requireApprovals(`Resuming approval ${envelope.approvalId} needs an approval store`);
@@ -94,6 +94,7 @@ export class ToolExecutor implements EnvelopeRouter {
         callId: envelope.callId,
         fingerprint: callFingerprint(tool.name, envelope.args),
         caller: delivery.caller,
+        trace: envelope.trace ?? delivery.trace,
       };
       identity = call;
       const args = await tool.parseArgs(envelope.args);

@@ -1,11 +1,14 @@
 import type { Caller } from './caller';
 import { ToolHandlerError } from './errors';
+import type { Trace } from './trace';
 
 /** Keys every reply carries. */
 interface ReplyBase {
   readonly tool: string;
   readonly run_id: string;
   readonly call_id: string;
+  /** The trace id of the trace the call continued, when it had one. */
+  readonly trace_id?: string;
 }
 
 export interface OkReply extends ReplyBase {
@@ -46,6 +49,7 @@ export interface ErrorReply {
   readonly run_id: string | null;
   readonly call_id: string | null;
   readonly approval_id?: string;
+  readonly trace_id?: string;
   readonly error: {
     readonly type: string;
     readonly message: string;
@@ -65,6 +69,8 @@ export interface CallIdentity {
   readonly fingerprint?: string;
   /** Whom it acts for: the delivery's caller, or on a resume the caller of the call that asked. */
   readonly caller?: Caller;
+  /** The trace it continues: the envelope's or its host's, or on a resume the asking call's. */
+  readonly trace?: Trace;
 }
 
 export function errorReply(error: ToolHandlerError, identity: CallIdentity): ErrorReply {
@@ -74,6 +80,7 @@ export function errorReply(error: ToolHandlerError, identity: CallIdentity): Err
     run_id: identity.runId ?? null,
     call_id: identity.callId ?? null,
     ...(identity.approvalId === undefined ? {} : { approval_id: identity.approvalId }),
+    ...(identity.trace === undefined ? {} : { trace_id: identity.trace.traceId }),
     error: errorFields(error),
   };
 }

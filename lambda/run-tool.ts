@@ -58,10 +58,12 @@ function parsedResult(tool: Tool<any>, parsed: unknown): unknown {
  * plain call and for the resume of an approval alike (`call.approvalId` set).
  */
 export async function runCall(tool: Tool<any>, args: unknown, call: ToolCall, delivery: Delivery): Promise<OkReply> {
-  const { runId, callId, approvalId } = call;
+  const { runId, callId, approvalId, trace } = call;
   const result = await runTool(tool, args, call, delivery);
-  if (approvalId === undefined) return { status: 'ok', tool: tool.name, run_id: runId, call_id: callId, result };
-  return { status: 'ok', tool: tool.name, run_id: runId, call_id: callId, result, approval_id: approvalId };
+  const reply: { -readonly [K in keyof OkReply]: OkReply[K] } = { status: 'ok', tool: tool.name, run_id: runId, call_id: callId, result };
+  if (approvalId !== undefined) reply.approval_id = approvalId;
+  if (trace !== undefined) reply.trace_id = trace.traceId;
+  return reply;
 }
 
 function describe(error: unknown): string {

@@ -4,6 +4,7 @@ import { safeParseAsync, type $ZodType, type input as Input, type output as Outp
 import { TOOL_NAME_PATTERN } from './construct-contract';
 import { configError, ToolOutputInvalid, ToolUsageError } from './errors';
 import type { Caller } from './caller';
+import type { Trace } from './trace';
 import type { JsonObject } from './json';
 
 /** What a tool's `run` gets besides its args (made in tool-context.ts). */
@@ -17,6 +18,12 @@ export interface ToolContext {
    * On a resume, the caller of the call that asked. Undefined when the host proves nothing.
    */
   readonly caller?: Caller;
+  /**
+   * The trace the call continues (W3C `traceparent` and `tracestate`, from the envelope's `trace`,
+   * an MCP call's `_meta` or an SQS record's `AWSTraceHeader`): pass it on to what the tool calls.
+   * On a resume, the asking call's. Undefined when the call carried none.
+   */
+  readonly trace?: Trace;
   /** Where the call came from: `sqs:<arn>`, `events:<source>`, `lambda` or `direct`. */
   readonly source: string;
   /** Aborts at the deadline; a long-running tool should stop when it does. */

@@ -14,10 +14,15 @@ import type { GatewayTool } from './mcp-tools';
 import { formatReply, type LocalLine } from './print';
 import type { LocalRun } from './runtime';
 
-/** `context.clientContext` of a Gateway invocation of `tool`. */
-function gatewayClientContext(tool: GatewayTool, mcpMessageId: string): { readonly custom: Record<string, string> } {
+/**
+ * `context.clientContext` of a Gateway invocation of `tool`; an MCP call's `_meta.traceparent` (and
+ * `tracestate`) arrive as the propagated headers of those names, which the target allowlists.
+ */
+function gatewayClientContext(tool: GatewayTool, mcpMessageId: string, meta: Record<string, unknown> | undefined): { readonly custom: Record<string, string> } {
+  const trace = Object.fromEntries(['traceparent', 'tracestate'].filter((name) => typeof meta?.[name] === 'string').map((name) => [name, meta![name]]));
   return {
     custom: {
+      ...(Object.keys(trace).length === 0 ? {} : { bedrockAgentCorePropagatedHeaders: JSON.stringify(trace) }),
       bedrockAgentCoreMessageVersion: '1.0',
       bedrockAgentCoreAwsRequestId: randomUUID(),
       bedrockAgentCoreMcpMessageId: mcpMessageId,
@@ -34,9 +39,10 @@ export async function callAsGateway(
   args: Record<string, unknown>,
   mcpMessageId: string,
   print: (line: LocalLine) => void,
+  meta?: Record<string, unknown>,
 ): Promise<CallToolResult> {
   print({ type: 'info', message: `mcp → ${escapeText(tool.name)} ${escapeText(JSON.stringify(args)).slice(0, 120)}` });
-  const outcome = await run.invokeHandler(args, gatewayClientContext(tool, mcpMessageId));
+  const outcome = await run.invokeHandler(args, gatewayClientContext(tool, mcpMessageId, meta));
   if (!outcome.ok) {
     // The Gateway masks a function error as an internal error; locally it also says which.
     const { errorType, errorMessage } = outcome.error;

@@ -138,7 +138,7 @@ function mcpServer({ run, tools, print }: Serving): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = tools.find((t) => t.name === request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    return callAsGateway(run, tool, request.params.arguments ?? {}, String(extra.requestId), print);
+    return callAsGateway(run, tool, request.params.arguments ?? {}, String(extra.requestId), print, request.params._meta);
   });
   return server;
 }

@@ -29,7 +29,7 @@ export interface Host<Reading, Answer> {
 export type AnswerOf<H> = H extends Host<any, infer Answer> ? Answer : never;
 
 /** What a host says of a delivery besides its payload, source and id. */
-export type DeliveryTerms = Pick<Delivery, 'redelivery' | 'resumeLimits' | 'caller'>;
+export type DeliveryTerms = Pick<Delivery, 'redelivery' | 'resumeLimits' | 'caller' | 'trace'>;
 
 /**
  * Runs one delivered payload in the invocation, under its allowlist and its deadline. The payload is

@@ -6,7 +6,7 @@ import { sqsRedelivery, type Invocation } from './invocation';
 import { forEachBounded } from './pool';
 import { finishDelivery } from './finish-delivery';
 import { delayRetry } from './sqs-visibility';
-import { isFifoBatch, messageGroupOf, recordProblem, senderOf, sourceQueueOf, sqsRecordsOf, type ReceivedSqsRecord } from './sqs-records';
+import { isFifoBatch, messageGroupOf, recordProblem, senderOf, sourceQueueOf, sqsRecordsOf, traceOfRecord, type ReceivedSqsRecord } from './sqs-records';
 
 /**
  * An SQS batch (`{ Records }` from an event source mapping, or the array of records that EventBridge
@@ -77,7 +77,11 @@ function handleRecord(record: ReceivedSqsRecord, invocation: Invocation): Promis
   const problem = recordProblem(record);
   if (problem) return Promise.resolve(refuse(problem, {}, 'sqs', messageId));
   const source = `sqs:${sourceQueueOf(record)}`;
-  return deliver(invocation, record.body, source, messageId, { redelivery: sqsRedelivery(source, messageId), caller: senderOf(record) });
+  return deliver(invocation, record.body, source, messageId, {
+    redelivery: sqsRedelivery(source, messageId),
+    caller: senderOf(record),
+    trace: traceOfRecord(record),
+  });
 }
 
 /** Waits for `work`, but not past `epochMs`. */

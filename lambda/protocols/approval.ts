@@ -25,6 +25,7 @@ import { runCall } from '../run-tool';
 import { approvalGone } from '../stores/store-errors';
 import type { ApprovalRecord, HandlerApprovalStore, ClaimOutcome } from '../stores/types';
 import type { Tool } from '../tool';
+import type { Trace } from '../trace';
 
 /**
  * Creates the call's approval, or answers as the one it already has stands. `call` is the call as the
@@ -40,7 +41,7 @@ export async function requestApproval(
   const approvalId = approvalIdFor(runId, callId);
   const identity = { ...call, approvalId };
   try {
-    const { fingerprint, caller } = call;
+    const { fingerprint, caller, trace } = call;
     const { created, record } = await approvals.create({
       approvalId,
       tool: tool.name,
@@ -49,6 +50,7 @@ export async function requestApproval(
       callId,
       fingerprint,
       ...(caller === undefined ? {} : { requestedBy: caller }),
+      ...(trace === undefined ? {} : { trace }),
     });
     if (!created && record.fingerprint !== fingerprint) throw callIdsReused(runId, callId);
     if (record.status === 'denied') throw denied(record);
@@ -62,6 +64,7 @@ export async function requestApproval(
         call_id: callId,
         approval_id: approvalId,
         expires_at: new Date(record.expiresAt).toISOString(),
+        ...(trace === undefined ? {} : { trace_id: trace.traceId }),
       },
       identity,
       approvalArgs: record.args,
@@ -98,7 +101,9 @@ export async function resumeApproval(
   });
   const { record } = claim;
   if (!record) throw approvalGone(approvalId);
-  // The resume runs, and is recorded, for the caller of the call that asked, whoever resumes it.
+  // The resume runs, and is recorded, for the caller of the call that asked, whoever resumes it, and
+  // continues that call's trace.
+  const trace = record.trace ?? delivery.trace;
   const identity = {
     tool: record.tool,
     runId: record.runId,
@@ -106,9 +111,10 @@ export async function resumeApproval(
     approvalId: record.approvalId,
     fingerprint: record.fingerprint,
     caller: record.requestedBy,
+    trace,
   };
   try {
-    const reply = claim.claimed ? await runClaimed(approvals, claim, scope.tools.get(record.tool)!, delivery) : unclaimable(record, scope);
+    const reply = claim.claimed ? await runClaimed(approvals, claim, scope.tools.get(record.tool)!, delivery, trace) : unclaimable(record, scope);
     return { ok: true, reply, identity };
   } catch (error) {
     return { ok: false, error: asToolHandlerError(error), identity };
@@ -120,6 +126,7 @@ async function runClaimed(
   claim: Extract<ClaimOutcome, { claimed: true }>,
   tool: Tool<any>,
   delivery: Delivery,
+  trace: Trace | undefined,
 ): Promise<Reply> {
   const { record, token } = claim;
   const { approvalId, runId, callId } = record;
@@ -128,7 +135,7 @@ async function runClaimed(
   try {
     if (record.decidedFingerprint !== callFingerprint(record.tool, record.args)) throw notDecidedOn(record);
     const args = await tool.parseArgs(record.args);
-    reply = await runCall(tool, args, { runId, callId, approvalId, caller: record.requestedBy }, delivery);
+    reply = await runCall(tool, args, { runId, callId, approvalId, caller: record.requestedBy, trace }, delivery);
   } catch (error) {
     // A run that timed out may still be going: its claim lapses at the invocation's end.
     if (!(error instanceof ToolTimeout)) {

@@ -3,6 +3,7 @@
  * implementations are interchangeable (and held to the same contract tests).
  */
 import type { Caller } from '../caller';
+import type { Trace } from '../trace';
 
 /** `expired`: not decided before `expiresAt`; final, like a decision. */
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
@@ -19,6 +20,8 @@ export interface ApprovalRecord {
   readonly owner: string;
   /** Whom the call that asked acted for, when its host proved one; its resume runs for the same caller. */
   readonly requestedBy?: Caller;
+  /** The trace of the call that asked; its resume continues it. */
+  readonly trace?: Trace;
   readonly status: ApprovalStatus;
   readonly decidedBy?: string;
   readonly decidedAt?: number;
@@ -53,6 +56,8 @@ export interface CreateApprovalInput {
   readonly owner?: string;
   /** Whom the call acts for. @default - no caller */
   readonly requestedBy?: Caller;
+  /** The trace the call continues. @default - none */
+  readonly trace?: Trace;
 }
 
 export interface CreateApprovalOutcome {

@@ -1,8 +1,9 @@
 /**
- * Output schemas as an MCP client meets them: `cdk-tool-handler local --mcp` (the CLI build in a
+ * The tool contract as an MCP client meets it: `cdk-tool-handler local --mcp` (the CLI build in a
  * child `node`) on an app whose gateway target lists test/fixtures/contract-tools.ts, called by the
  * MCP TypeScript SDK's own `Client`, which checks `structuredContent` against each tool's
- * `outputSchema` itself: a valid result, a result the tool's schema refuses, and an error reply.
+ * `outputSchema` itself: a valid result, a result the tool's schema refuses, and an error reply;
+ * and a call's `_meta.traceparent`, which the tool finds in `ctx.trace`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -28,7 +29,7 @@ beforeAll(async () => {
     const stack = new Stack(app, STACK);
     const tools = new ToolHandler(stack, 'Tools', {
       entry: path.join(__dirname, '..', 'fixtures', 'contract-tools.ts'),
-      tools: ['quote', 'broken_quote', 'approve_quote', 'count'],
+      tools: ['quote', 'broken_quote', 'approve_quote', 'count', 'traced'],
     });
     const gateway = new agentcore.Gateway(stack, 'Gateway', { gatewayName: 'contract', authorizerConfiguration: agentcore.GatewayAuthorizer.usingAwsIam() });
     tools.addToGateway(gateway, { gatewayTargetName: 'c' });
@@ -59,12 +60,19 @@ test('the target lists the output schema of an object result, and none for an ap
   const inline = target.TargetConfiguration.Mcp.Lambda.ToolSchema.InlinePayload;
   const outputs = Object.fromEntries(inline.map((d: any) => [d.Name, d.OutputSchema]));
   const quoteOutput = { Type: 'object', Properties: { sku: { Type: 'string' }, price: { Type: 'number' } }, Required: ['sku', 'price'] };
-  expect(outputs).toEqual({ quote: quoteOutput, broken_quote: quoteOutput, approve_quote: undefined, count: undefined, resume_approval: undefined });
+  expect(outputs).toEqual({ quote: quoteOutput, broken_quote: quoteOutput, approve_quote: undefined, count: undefined, traced: undefined, resume_approval: undefined });
 
   const { tools } = await client.listTools();
   const listed = Object.fromEntries(tools.map((t) => [t.name, t.outputSchema]));
   const quoteSchema = { type: 'object', properties: { sku: { type: 'string' }, price: { type: 'number' } }, required: ['sku', 'price'] };
-  expect(listed).toEqual({ c___quote: quoteSchema, c___broken_quote: quoteSchema, c___approve_quote: undefined, c___count: undefined, c___resume_approval: undefined });
+  expect(listed).toEqual({
+    c___quote: quoteSchema,
+    c___broken_quote: quoteSchema,
+    c___approve_quote: undefined,
+    c___count: undefined,
+    c___traced: undefined,
+    c___resume_approval: undefined,
+  });
 });
 
 test('a valid result: structuredContent (what the schema parsed) beside the JSON text, checked by the client', async () => {
@@ -95,4 +103,13 @@ test('a pending reply carries no structuredContent (the approval tool lists no o
   expect(result.isError).toBe(false);
   expect(result).not.toHaveProperty('structuredContent');
   expect(JSON.parse((result.content as any[])[0].text)).toMatchObject({ status: 'pending_approval' });
+});
+
+test("a call's _meta.traceparent and tracestate reach ctx.trace (the target lets the trace headers through), and the reply names the trace", async () => {
+  const target = Object.values<any>(template.Resources).find((r) => r.Type === 'AWS::BedrockAgentCore::GatewayTarget').Properties;
+  expect(target.MetadataConfiguration).toEqual({ AllowedRequestHeaders: ['traceparent', 'tracestate'] });
+  const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+  const result = await client.callTool({ name: 'c___traced', arguments: {}, _meta: { traceparent, tracestate: 'vendor=1' } });
+  expect(result.structuredContent).toEqual({ traceparent, tracestate: 'vendor=1' });
+  expect(JSON.parse((result.content as any[])[0].text)).toMatchObject({ status: 'ok', trace_id: '4bf92f3577b34da6a3ce929d0e0e4736' });
 });
