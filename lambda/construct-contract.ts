@@ -29,6 +29,12 @@ export const ENV = {
   callerKey: 'TOOL_HANDLER_CALLER_KEY',
   /** The Bedrock Agents session attribute that names the end user (`addToBedrockAgent` with `callerAttribute`). */
   bedrockCallerAttribute: 'TOOL_HANDLER_BEDROCK_CALLER_ATTRIBUTE',
+  /** The bucket of offloaded results (`resultOffload`); unset, a result over its way back's limit fails. */
+  resultBucket: 'TOOL_HANDLER_RESULT_BUCKET',
+  /** Results above this many bytes of JSON are offloaded (`resultOffloadThreshold`). */
+  resultThresholdBytes: 'TOOL_HANDLER_RESULT_THRESHOLD_BYTES',
+  /** Days after which the bucket's lifecycle deletes an offloaded result. */
+  resultExpiryDays: 'TOOL_HANDLER_RESULT_EXPIRY_DAYS',
 } as const;
 
 /**

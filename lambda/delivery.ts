@@ -10,6 +10,7 @@ import type { Envelope } from './envelope';
 import type { ToolHandlerError } from './errors';
 import type { MetricsSource } from './metrics/calls';
 import type { CallIdentity, Reply } from './reply';
+import type { ResultOffload } from './results';
 import type { Trace } from './trace';
 
 /** How one envelope was delivered: from where, for whom, and under which allowlist and deadline it runs. */
@@ -25,6 +26,12 @@ export interface Delivery {
   /** The trace its host carried (an SQS record's, a Gateway call's); the envelope's own `trace` wins. @default - none */
   readonly trace?: Trace;
   readonly deadline: Deadline;
+  /** The most a result may take on this delivery's way back, UTF-8 bytes of JSON. @default RESULT_LIMITS.sync */
+  readonly resultLimit?: number;
+  /** Where results above its threshold go instead of the reply. @default - none: a result over the limit fails */
+  readonly results?: ResultOffload;
+  /** The executor's owner: the prefix of offloaded results. @default - none */
+  readonly owner?: string;
   /** When the delivery's source delivers it again should it fail. @default - never: leases end with the invocation */
   readonly redelivery?: Redelivery;
   /**

@@ -1,5 +1,6 @@
 import type { Caller } from './caller';
 import { ToolHandlerError } from './errors';
+import type { ResultRef } from './results';
 import type { Trace } from './trace';
 
 /** Keys every reply carries. */
@@ -13,8 +14,10 @@ interface ReplyBase {
 
 export interface OkReply extends ReplyBase {
   readonly status: 'ok';
-  /** The tool's return value, JSON round-tripped (`undefined` becomes `null`). */
-  readonly result: unknown;
+  /** The tool's return value, JSON round-tripped (`undefined` becomes `null`); absent when offloaded. */
+  readonly result?: unknown;
+  /** Where an offloaded result is (`resultOffload`), instead of `result`. */
+  readonly result_ref?: ResultRef;
   /** Set when the tool ran on the resume of an approval. */
   readonly approval_id?: string;
 }
@@ -37,6 +40,8 @@ export interface AlreadyDoneReply extends ReplyBase {
   readonly approval_id?: string;
   /** Present once the claiming run finished and its result was kept. */
   readonly result?: unknown;
+  /** Where an offloaded result is, instead of `result`. */
+  readonly result_ref?: ResultRef;
 }
 
 /** What a call returns. */

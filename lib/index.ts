@@ -1,4 +1,5 @@
 export * from './audit/audit-archive-options';
+export * from './results/result-offload-options';
 export * from './hosts/bedrock-agent-options';
 export * from './hosts/caller-identity';
 export * from './hosts/event-source-options';

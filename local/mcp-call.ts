@@ -58,6 +58,11 @@ export async function callAsGateway(
     print({ type: 'info', message: `mcp: approve with: ${escapeText(approve)}` });
     content.push({ type: 'text', text: `Local run: a person approves with \`${approve}\`.` });
   }
+  const url = (reply as { result_ref?: { url?: unknown; bytes?: unknown } } | null)?.result_ref?.url;
+  if (typeof url === 'string') {
+    // An offloaded result: the client fetches it from the run's S3 stand-in, as from S3.
+    content.push({ type: 'resource_link', uri: url, name: 'result', mimeType: 'application/json', description: 'The tool\'s result, offloaded (result_ref).' });
+  }
   const structured = structuredContentOf(reply);
   return structured === undefined ? { content, isError: reply?.status === 'error' } : { content, structuredContent: structured, isError: false };
 }

@@ -16,6 +16,7 @@ import { approvalKeyPrefix } from '../lambda/stores/dynamo-items';
 import { findToolHandlers, readStack, type FunctionResource, type Template, type ToolHandlerParts } from './assembly';
 import { createTableInput, startDynamo, type LocalDynamo } from './dynamo';
 import { startEndpoints, type BusEvent, type LocalEndpoints } from './endpoints';
+import { startS3, type LocalS3 } from './s3';
 import { EventPatternError } from './event-pattern';
 import { FunctionSandbox, type FunctionSpec, type InvokeOutcome } from './function-sandbox';
 import { startFunctionUrlHost, type FunctionUrlHost } from './function-url';
@@ -62,6 +63,8 @@ export class LocalRun {
   private messages = 0;
   private dynamo?: LocalDynamo;
   private endpoints?: LocalEndpoints;
+  /** S3 for offloaded results (`resultOffload`): the handler puts them, a presigned URL gets them. */
+  private s3?: LocalS3;
   private url?: FunctionUrlHost;
   private pipe?: PipeSpec;
   private resumeRule?: ResumeRuleSpec;
@@ -199,12 +202,15 @@ export class LocalRun {
       },
     );
 
+    this.s3 = await startS3({ region: LOCAL_REGION, keys: functionKeys });
     const runtimeEnv = {
       AWS_REGION: LOCAL_REGION,
       AWS_DEFAULT_REGION: LOCAL_REGION,
       AWS_ENDPOINT_URL_DYNAMODB: this.dynamo.endpoint,
       AWS_ENDPOINT_URL_LAMBDA: this.endpoints.url,
       AWS_ENDPOINT_URL_EVENTBRIDGE: this.endpoints.url,
+      AWS_ENDPOINT_URL_SQS: this.endpoints.url,
+      AWS_ENDPOINT_URL_S3: this.s3.url,
       AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: '1',
       AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs_local',
     };
@@ -446,6 +452,7 @@ export class LocalRun {
     await Promise.all([...this.sandboxes.values()].map((w) => w.stop().catch(() => undefined)));
     await this.url?.close().catch(() => undefined);
     await this.endpoints?.close();
+    await this.s3?.close();
     await this.dynamo?.stop();
     this.auditFile?.remove();
   }

@@ -6,6 +6,7 @@ import { sqsRedelivery, type Invocation } from './invocation';
 import { forEachBounded } from './pool';
 import { finishDelivery } from './finish-delivery';
 import { delayRetry } from './sqs-visibility';
+import { RESULT_LIMITS } from '../results';
 import { isFifoBatch, messageGroupOf, recordProblem, senderOf, sourceQueueOf, sqsRecordsOf, traceOfRecord, type ReceivedSqsRecord } from './sqs-records';
 
 /**
@@ -81,6 +82,7 @@ function handleRecord(record: ReceivedSqsRecord, invocation: Invocation): Promis
     redelivery: sqsRedelivery(source, messageId),
     caller: senderOf(record),
     trace: traceOfRecord(record),
+    resultLimit: RESULT_LIMITS.bus,
   });
 }
 

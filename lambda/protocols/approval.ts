@@ -144,7 +144,9 @@ async function runClaimed(
     throw error;
   }
   // The tool ran: a slow or failed store write now must not make the delivery fail and run it again.
-  await writeAfterRun('complete', () => approvals.complete(approvalId, token, reply.result), invocationEnd, callFields(record));
+  // An offloaded result is kept as its reference.
+  const kept = reply.result_ref === undefined ? reply.result : { result_ref: reply.result_ref };
+  await writeAfterRun('complete', () => approvals.complete(approvalId, token, kept), invocationEnd, callFields(record));
   return reply;
 }
 

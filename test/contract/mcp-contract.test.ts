@@ -3,14 +3,15 @@
  * child `node`) on an app whose gateway target lists test/fixtures/contract-tools.ts, called by the
  * MCP TypeScript SDK's own `Client`, which checks `structuredContent` against each tool's
  * `outputSchema` itself: a valid result, a result the tool's schema refuses, and an error reply;
- * and a call's `_meta.traceparent`, which the tool finds in `ctx.trace`.
+ * a call's `_meta.traceparent`, which the tool finds in `ctx.trace`; and a result over the offload
+ * threshold, fetched through the `resource_link` (a presigned URL) from the local run's S3.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Stack } from 'aws-cdk-lib';
+import { Size, Stack } from 'aws-cdk-lib';
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import { ToolHandler } from '../../lib';
 import { until } from '../support/until';
@@ -29,7 +30,9 @@ beforeAll(async () => {
     const stack = new Stack(app, STACK);
     const tools = new ToolHandler(stack, 'Tools', {
       entry: path.join(__dirname, '..', 'fixtures', 'contract-tools.ts'),
-      tools: ['quote', 'broken_quote', 'approve_quote', 'count', 'traced'],
+      tools: ['quote', 'broken_quote', 'approve_quote', 'count', 'traced', 'large'],
+      resultOffload: {},
+      resultOffloadThreshold: Size.kibibytes(4),
     });
     const gateway = new agentcore.Gateway(stack, 'Gateway', { gatewayName: 'contract', authorizerConfiguration: agentcore.GatewayAuthorizer.usingAwsIam() });
     tools.addToGateway(gateway, { gatewayTargetName: 'c' });
@@ -60,7 +63,7 @@ test('the target lists the output schema of an object result, and none for an ap
   const inline = target.TargetConfiguration.Mcp.Lambda.ToolSchema.InlinePayload;
   const outputs = Object.fromEntries(inline.map((d: any) => [d.Name, d.OutputSchema]));
   const quoteOutput = { Type: 'object', Properties: { sku: { Type: 'string' }, price: { Type: 'number' } }, Required: ['sku', 'price'] };
-  expect(outputs).toEqual({ quote: quoteOutput, broken_quote: quoteOutput, approve_quote: undefined, count: undefined, traced: undefined, resume_approval: undefined });
+  expect(outputs).toEqual({ quote: quoteOutput, broken_quote: quoteOutput, approve_quote: undefined, count: undefined, traced: undefined, large: undefined, resume_approval: undefined });
 
   const { tools } = await client.listTools();
   const listed = Object.fromEntries(tools.map((t) => [t.name, t.outputSchema]));
@@ -71,6 +74,7 @@ test('the target lists the output schema of an object result, and none for an ap
     c___approve_quote: undefined,
     c___count: undefined,
     c___traced: undefined,
+    c___large: undefined,
     c___resume_approval: undefined,
   });
 });
@@ -112,4 +116,18 @@ test("a call's _meta.traceparent and tracestate reach ctx.trace (the target lets
   const result = await client.callTool({ name: 'c___traced', arguments: {}, _meta: { traceparent, tracestate: 'vendor=1' } });
   expect(result.structuredContent).toEqual({ traceparent, tracestate: 'vendor=1' });
   expect(JSON.parse((result.content as any[])[0].text)).toMatchObject({ status: 'ok', trace_id: '4bf92f3577b34da6a3ce929d0e0e4736' });
+});
+
+test('a large result, offloaded: result_ref in the reply, a resource_link whose presigned URL the local run serves', async () => {
+  const result = await client.callTool({ name: 'c___large', arguments: { size: 100_000 } });
+  expect(result.isError).toBe(false);
+  expect(result).not.toHaveProperty('structuredContent');
+  const reply = JSON.parse((result.content as any[])[0].text);
+  expect(reply).not.toHaveProperty('result');
+  expect(reply.result_ref).toMatchObject({ uri: expect.stringMatching(/^s3:\/\//), bytes: 100_011, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+  const link = (result.content as any[]).find((c) => c.type === 'resource_link');
+  expect(link).toMatchObject({ uri: reply.result_ref.url, mimeType: 'application/json' });
+  const fetched = await fetch(link.uri);
+  expect(fetched.status).toBe(200);
+  expect(await fetched.json()).toEqual({ data: 'x'.repeat(100_000) });
 });
