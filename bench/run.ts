@@ -74,6 +74,7 @@ const RESULT_KEYS = [
   'list_first_page_items_read',
   'caller_verify_cpu_ms',
   'caller_verify_network_calls_warm',
+  'rate_limit_round_trips',
 ] as const;
 type Results = Record<(typeof RESULT_KEYS)[number], number>;
 
@@ -223,6 +224,7 @@ async function main(): Promise<void> {
     list_first_page_items_read: scale.listFirstPageItemsRead,
     caller_verify_cpu_ms: round(callerVerify.cpuMsP50, 4),
     caller_verify_network_calls_warm: callerVerify.networkCallsWarm,
+    rate_limit_round_trips: round(dynamo['ours.limited'].roundTrips - dynamo['ours.call'].roundTrips),
   };
 
   const rows: Row[] = [
@@ -357,6 +359,14 @@ async function main(): Promise<void> {
       ratio: '',
       target: '0',
       met: results.readonly_round_trips === 0,
+    },
+    {
+      figure: 'round trips a rate limit adds to a call',
+      ours: num(results.rate_limit_round_trips),
+      baseline: 'n/a',
+      ratio: '',
+      target: '1',
+      met: results.rate_limit_round_trips === 1,
     },
     section('3b. approvals engine invokes per operation (the handler reaches approvals only through the engine)'),
     { figure: 'call that needs approval', ours: num(approvalInvokes.create), baseline: 'n/a', ratio: '', target: '<= 1', met: approvalInvokes.create <= 1 },

@@ -55,6 +55,13 @@ export const INTERCEPTOR_ENV = {
   callerClaims: 'TOOL_HANDLER_CALLER_CLAIMS',
 } as const;
 
+/**
+ * Not a variable the function reads at run time: the construct's bundling defines
+ * `process.env.TOOL_HANDLER_RESULT_OFFLOAD` as "false" for a handler without `resultOffload`, so
+ * that esbuild drops the offload code from its bundle.
+ */
+export const OFFLOAD_BUNDLED = 'TOOL_HANDLER_RESULT_OFFLOAD';
+
 /** Attributes of an approval item that the approvals engine writes (create, claim, release, complete). */
 export const APPROVAL_ATTRIBUTES = {
   kind: 'kind',

@@ -116,6 +116,9 @@ function resolveSettings(executor: ToolExecutor, options: ToolHandlerOptions): H
 
 /** The offload bucket of the environment (`resultOffload` on the construct). */
 function envResultOffload(): ResultOffload | undefined {
+  // The construct's bundling defines this "false" for a handler without `resultOffload`: the
+  // bundle then carries none of the offload code (OFFLOAD_BUNDLED; spelled out, as esbuild's define matches it).
+  if (process.env.TOOL_HANDLER_RESULT_OFFLOAD === 'false') return undefined;
   const bucket = process.env[ENV.resultBucket]?.trim();
   if (!bucket) return undefined;
   const threshold = Number(process.env[ENV.resultThresholdBytes] ?? DEFAULT_OFFLOAD_THRESHOLD);

@@ -39,6 +39,8 @@ export async function answerAsReply(call: ReplyCall, invocation: Invocation, sou
  * the answer only: kept replies hold the reference alone. A URL that cannot be signed is left out.
  */
 async function withResultUrl(reply: Reply, invocation: Invocation): Promise<Reply> {
+  // Folded away by the construct's bundling for a handler without `resultOffload` (OFFLOAD_BUNDLED).
+  if (process.env.TOOL_HANDLER_RESULT_OFFLOAD === 'false') return reply;
   const ref = reply.status === 'pending_approval' ? undefined : reply.result_ref;
   if (ref === undefined || invocation.results === undefined) return reply;
   try {
