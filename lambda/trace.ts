@@ -16,45 +16,34 @@ export interface Trace {
   readonly traceId: string;
 }
 
-const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
-const ZERO_TRACE = '0'.repeat(32);
-const ZERO_PARENT = '0'.repeat(16);
-/** W3C allows 32 list members of up to 256 characters; more is refused as it would be downstream. */
-const MAX_TRACESTATE = 512;
-const TRACESTATE = /^[\x20-\x7e]*$/;
+// Version ff, an all-zero trace id and an all-zero parent id are invalid (W3C Trace Context).
+const TRACEPARENT = /^(?!ff)[0-9a-f]{2}-(?!0{32})([0-9a-f]{32})-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
+/** Printable ASCII, at most 512 characters (32 list members, as W3C allows, of modest size). */
+const TRACESTATE = /^[\x20-\x7e]{0,512}$/;
+const XRAY = /^Root=1-([0-9a-f]{8})-([0-9a-f]{24});Parent=([0-9a-f]{16})(?:;Sampled=([01]))?/;
 
 const warned = new Set<string>();
 
 /** The trace of a `traceparent` (and `tracestate`), or `undefined`; `source` names where a malformed one came from. */
 export function traceOf(traceparent: unknown, tracestate: unknown, source: string): Trace | undefined {
   if (traceparent === undefined) return undefined;
-  const match = typeof traceparent === 'string' ? TRACEPARENT.exec(traceparent) : null;
-  if (!match || match[1] === 'ff' || match[2] === ZERO_TRACE || match[3] === ZERO_PARENT) return ignored(source);
-  if (tracestate === undefined || tracestate === '') return { traceparent, traceId: match[2] } as Trace;
-  if (typeof tracestate !== 'string' || tracestate.length > MAX_TRACESTATE || !TRACESTATE.test(tracestate)) return ignored(source);
-  return { traceparent: traceparent as string, tracestate, traceId: match[2] };
+  const match = typeof traceparent === 'string' && TRACEPARENT.exec(traceparent);
+  if (!match || (tracestate !== undefined && !(typeof tracestate === 'string' && TRACESTATE.test(tracestate)))) return ignored(source);
+  return tracestate ? { traceparent: traceparent as string, tracestate: tracestate as string, traceId: match[1] } : { traceparent: traceparent as string, traceId: match[1] };
 }
 
 /** The envelope's `trace`: `{ traceparent, tracestate? }`. */
 export function envelopeTrace(value: unknown): Trace | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return ignored('envelope');
-  const { traceparent, tracestate } = value as { traceparent?: unknown; tracestate?: unknown };
-  return traceOf(traceparent ?? null, tracestate, 'envelope');
+  const { traceparent = null, tracestate } = ((typeof value === 'object' && value) || {}) as { traceparent?: unknown; tracestate?: unknown };
+  return traceOf(traceparent, tracestate, 'envelope');
 }
 
-/**
- * X-Ray's `Root=1-<8 hex>-<24 hex>;Parent=<16 hex>;Sampled=<0|1>` as a traceparent: the trace id
- * is the root's two hex parts joined, the parent id X-Ray's, the flags its sampling decision.
- */
+/** X-Ray's `Root=1-<8 hex>-<24 hex>;Parent=<16 hex>;Sampled=<0|1>` as a traceparent. */
 export function xrayTrace(header: unknown): Trace | undefined {
   if (header === undefined) return undefined;
-  if (typeof header !== 'string') return ignored('sqs');
-  const fields = new Map(header.split(';').map((part) => part.trim().split('=', 2) as [string, string]));
-  const root = /^1-([0-9a-f]{8})-([0-9a-f]{24})$/.exec(fields.get('Root') ?? '');
-  const parent = fields.get('Parent') ?? '';
-  if (!root || !/^[0-9a-f]{16}$/.test(parent)) return ignored('sqs');
-  return traceOf(`00-${root[1]}${root[2]}-${parent}-${fields.get('Sampled') === '1' ? '01' : '00'}`, undefined, 'sqs');
+  const m = typeof header === 'string' && XRAY.exec(header);
+  return m ? traceOf(`00-${m[1]}${m[2]}-${m[3]}-0${m[4] === '1' ? 1 : 0}`, undefined, 'sqs') : ignored('sqs');
 }
 
 function ignored(source: string): undefined {
