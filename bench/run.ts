@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (issue 5): measures this library against the handlers users would write instead,
+ * `npm run bench`: measures this library against the handlers users would write instead,
  * each figure against its baseline in the same run, interleaved; prints a table and writes
  * bench/results.json (one number per key of the issue).
  *
@@ -48,7 +48,7 @@ const QUICK = {
   approvalHistory: 200,
 };
 
-/** The keys of issues 5, 12 and 17, in their order: results.json holds exactly these. */
+/** The benchmark's keys, in their order: results.json holds exactly these. */
 const RESULT_KEYS = [
   'bundle_bytes',
   'consumer_bundle_bytes',

@@ -16,7 +16,7 @@ export class SampleStack extends Stack {
 
     this.tools = new ToolHandler(this, 'Tools', {
       entry: path.join(__dirname, 'tools.ts'),
-      tools: ['add', 'refund'],
+      allowedTools: ['add', 'refund'],
       timeout: Duration.seconds(30),
       margin: Duration.seconds(2),
       eventSources: [{ eventPattern: { source: ['sample.agent'], detailType: ['Tool Call'] } }],

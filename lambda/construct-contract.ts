@@ -20,7 +20,7 @@ export const ENV = {
   claimMaxSeconds: 'TOOL_HANDLER_CLAIM_MAX_S',
   /** Set when approval notifications may show args: `Tool Approval Requested` events then carry them. */
   notifyWithArgs: 'TOOL_HANDLER_NOTIFY_WITH_ARGS',
-  /** The CloudWatch namespace of the metrics every function writes (SPEC §14); unset means `CdkToolHandler`. */
+  /** The CloudWatch namespace of the metrics every function writes; unset means `CdkToolHandler`. */
   metricsNamespace: 'TOOL_HANDLER_METRICS_NAMESPACE',
   /**
    * The KMS key (ARN) whose signature proves a Gateway caller (`addToGateway` with `callerIdentity`):

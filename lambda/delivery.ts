@@ -72,9 +72,9 @@ export interface Replied {
   readonly reply: Reply;
   /** The call the reply answers. */
   readonly identity: CallIdentity;
-  /** The reply was kept from an earlier delivery of the call, which ran it (§6a). @default false */
+  /** The reply was kept from an earlier delivery of the call, which ran it. @default false */
   readonly kept?: boolean;
-  /** A `pending_approval` reply's args: `Tool Approval Requested` events may carry them (§7); the reply never does. */
+  /** A `pending_approval` reply's args: `Tool Approval Requested` events may carry them; the reply never does. */
   readonly approvalArgs?: unknown;
 }
 

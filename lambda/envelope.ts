@@ -118,7 +118,7 @@ export function parseEnvelope(payload: unknown, options: ParseEnvelopeOptions = 
   };
 }
 
-/** The envelope as it travels (§2), which `parseEnvelope` reads back into the same envelope. */
+/** The envelope as it travels, which `parseEnvelope` reads back into the same envelope. */
 export function envelopePayload(envelope: Envelope): JsonObject {
   if (envelope.isResume) return { approval_id: envelope.approvalId };
   const payload: JsonObject = { tool: envelope.tool, args: envelope.args, run_id: envelope.runId, call_id: envelope.callId };

@@ -160,8 +160,14 @@ export function asToolHandlerError(error: unknown): ToolHandlerError {
 }
 
 /** A tool that this handler does not have, or may not run. */
-export function toolNotAllowed(name: string): ToolNotFound {
-  return new ToolNotFound(`Tool ${name} is unknown to this handler or not in its allowlist.`);
+export function toolNotAllowed(name: string, known?: readonly string[]): ToolNotFound {
+  const runs = known === undefined ? '' : known.length === 0 ? ' It runs no tool.' : ` It runs: ${namesOf(known)}.`;
+  return new ToolNotFound(`Tool ${name} is unknown to this handler or not in its allowlist.${runs}`);
+}
+
+/** At most 20 names, then how many more: a handler of hundreds of tools still answers briefly. */
+function namesOf(names: readonly string[]): string {
+  return names.length <= 20 ? names.join(', ') : `${names.slice(0, 20).join(', ')} and ${names.length - 20} more`;
 }
 
 /** The ids of a call sent again with another tool or args. */

@@ -85,7 +85,7 @@ export class ToolExecutor implements EnvelopeRouter {
         return await resumeApproval(approvals, envelope.approvalId, scope, delivery);
       }
       const tool = this.tools.get(envelope.tool);
-      if (!tool || (delivery.allowed !== undefined && !delivery.allowed.has(tool.name))) throw toolNotAllowed(envelope.tool);
+      if (!tool || (delivery.allowed !== undefined && !delivery.allowed.has(tool.name))) throw toolNotAllowed(envelope.tool, this.runnable(delivery));
       admitCall(tool, delivery);
       // Hashed once: the lease, the approval and the audit record all take it.
       const call: PlainCall = {
@@ -112,6 +112,12 @@ export class ToolExecutor implements EnvelopeRouter {
   private allowedNames(allowed: ReadonlySet<string> | undefined): ReadonlySet<string> {
     if (allowed === undefined) return new Set(this.tools.keys());
     return new Set([...allowed].filter((name) => this.tools.has(name)));
+  }
+
+  /** The tools a delivery may run, for the error that names them. */
+  private runnable(delivery: Delivery): string[] {
+    const names = [...this.tools.keys()];
+    return delivery.allowed === undefined ? names : names.filter((name) => delivery.allowed!.has(name));
   }
 
   private requireApprovals(what: string): HandlerApprovalStore {

@@ -21,15 +21,15 @@ import { logRetentionOf } from './audit/audit-retention';
 import { ApprovalsService } from './approvals/approvals-service';
 import { resumeDecisions } from './approvals/auto-resume';
 import { addBedrockActionGroup, bedrockFunctionSchema } from './hosts/bedrock-agent';
-import { AddToBedrockAgentOptions } from './hosts/bedrock-agent-options';
-import { ToolEventSourceOptions } from './hosts/event-source-options';
+import { AddToBedrockAgentOptions } from './options/bedrock-agent-options';
+import { ToolEventSourceOptions } from './options/event-source-options';
 import { addQueueSource, checkedEventSource, EventSourceRules } from './hosts/event-sources';
 import { ExpirySchedule } from './approvals/expiry';
-import { AddToGatewayOptions } from './hosts/gateway-options';
+import { AddToGatewayOptions } from './options/gateway-options';
 import { createGatewayTarget } from './hosts/gateway-target';
 import { createHandlerFunction } from './bundling/handler-function';
 import { createInvokeTask, FINAL_TOOL_ERRORS, RETRYABLE_TOOL_ERRORS } from './hosts/invoke-task';
-import { ToolInvokeTaskProps } from './hosts/invoke-task-props';
+import { ToolInvokeTaskProps } from './options/invoke-task-props';
 import { notifyApprovers } from './approvals/notifications';
 import { addOperations, HandlerMetrics, operationsSettings } from './operations';
 import { grantInvokeHandler, grantReadApprovals, handlerStatements } from './permissions';
@@ -38,6 +38,7 @@ import { toolQueuesFor } from './hosts/queues';
 import { readToolManifest } from './bundling/read-tool-manifest';
 import { publishReplies } from './replies/reply-bus';
 import { replyEventSource } from '../lambda/construct-contract';
+import { allowlistOf } from './allowlist';
 import { IToolHandler } from './tool-handler-ref';
 import { ToolHandlerProps } from './tool-handler-props';
 import type { ToolManifestEntry } from '../lambda/construct-contract';
@@ -51,7 +52,7 @@ import { checkedSettings } from './validation';
  * @example
  * const tools = new ToolHandler(this, 'Tools', {
  *   entry: path.join(__dirname, 'tools.ts'),
- *   tools: ['add', 'refund'],
+ *   allowedTools: ['add', 'refund'],
  *   timeout: Duration.seconds(30),
  * });
  * tools.grantSendToolCalls(agentRole);
@@ -144,7 +145,7 @@ export class ToolHandler extends Construct implements IToolHandler {
   public readonly toolManifest?: ToolManifestEntry[];
 
   /**
-   * The alarms that ask a person to act (README, "Operations"), each named for what to do.
+   * The alarms that ask a person to act (docs/operations.md), each named for what to do.
    *
    * @default - none when `alarms` is false
    */
@@ -158,7 +159,7 @@ export class ToolHandler extends Construct implements IToolHandler {
   public readonly dashboard?: cloudwatch.Dashboard;
 
   /**
-   * The log groups that hold the audit records (README, "Audit records"): the handler function's
+   * The log groups that hold the audit records (docs/operations.md, "Audit records"): the handler function's
    * (one per call), the approvals API's (one per decision) and the expirer's (one per expiry), in
    * that order. Their retention is the longer of `logRetention` and `auditRetention`.
    */
@@ -269,7 +270,7 @@ export class ToolHandler extends Construct implements IToolHandler {
     (props.eventSources ?? []).forEach((source, i) => this.eventSources.addChecked(`EventSource${i}`, source, eventPatterns[i]));
 
     ({ metrics: this.metrics, alarms: this.alarms, dashboard: this.dashboard } = addOperations(this, operations, {
-      owner, tools: props.tools, handler: fn, approvalFunctions: approvals.functions, expirer: approvals.expirer,
+      owner, tools: allowlistOf(props), handler: fn, approvalFunctions: approvals.functions, expirer: approvals.expirer,
       queue: this.queue, toolDeadLetterQueue: this.deadLetterQueue, toolQueueCreated: props.queue === undefined,
       eventDeadLetterQueue: this.eventDeadLetterQueue, resumePath: resume?.path,
     }));
@@ -290,7 +291,7 @@ export class ToolHandler extends Construct implements IToolHandler {
 
   /**
    * Adds a Lambda target for this handler to an AgentCore Gateway. Its inline tool schema lists
-   * the allowlisted tools, with their input schemas reduced to what AgentCore accepts (see README);
+   * the allowlisted tools, with their input schemas reduced to what AgentCore accepts (see docs/hosts.md);
    * the gateway's role gets `lambda:InvokeFunction` on the function. The construct id of the target
    * is `GatewayTarget` (then `GatewayTarget2`, ... for more gateways).
    */
@@ -298,7 +299,7 @@ export class ToolHandler extends Construct implements IToolHandler {
     return createGatewayTarget(this, this.nextId('GatewayTarget'), {
       gateway,
       lambdaFunction: this.lambdaFunction,
-      allowlist: this.props.tools,
+      allowlist: allowlistOf(this.props),
       manifest: this.manifestTools,
       options,
       owner: this.owner,
@@ -313,7 +314,7 @@ export class ToolHandler extends Construct implements IToolHandler {
    * warning (`cdk-tool-handler:bedrockSchema`). `addToBedrockAgent` uses it.
    */
   public bedrockFunctionSchema(): bedrock.CfnAgent.FunctionSchemaProperty {
-    return bedrockFunctionSchema(this, this.manifestTools, this.props.tools);
+    return bedrockFunctionSchema(this, this.manifestTools, allowlistOf(this.props));
   }
 
   /**
@@ -381,10 +382,10 @@ export class ToolHandler extends Construct implements IToolHandler {
   }
 
   /**
-   * Calls of the handler (README, "Operations"): every call, or, with `tool`, the calls of that
+   * Calls of the handler (docs/operations.md): every call, or, with `tool`, the calls of that
    * allowlisted tool.
    *
-   * @param tool a name of `tools`. Default: every call, whatever tool it names
+   * @param tool a name of `allowedTools`. Default: every call, whatever tool it names
    * @param props metric options. Default: Sum over 5 minutes
    */
   public metricCalls(tool?: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
@@ -395,7 +396,7 @@ export class ToolHandler extends Construct implements IToolHandler {
    * Failed calls: error replies and thrown errors (1 each; a call that did not fail counts 0, so the
    * Average is the failed share).
    *
-   * @param tool a name of `tools`. Default: every call, whatever tool it names
+   * @param tool a name of `allowedTools`. Default: every call, whatever tool it names
    * @param props metric options. Default: Sum over 5 minutes
    */
   public metricFailed(tool?: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
@@ -405,7 +406,7 @@ export class ToolHandler extends Construct implements IToolHandler {
   /**
    * How long calls took, in milliseconds, from the envelope's arrival to its outcome.
    *
-   * @param tool a name of `tools`. Default: every call, whatever tool it names
+   * @param tool a name of `allowedTools`. Default: every call, whatever tool it names
    * @param props metric options. Default: Average over 5 minutes
    */
   public metricDuration(tool?: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {

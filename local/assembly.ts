@@ -1,7 +1,7 @@
 /**
  * Reading a cloud assembly (`cdk.out`): the stack's template, and in it what `local` runs: each
  * `ToolHandler`'s handler function, approvals engine, API and expirer (with their asset directories),
- * the approvals table, the tool queue, and the pipe that resumes after a decision (SPEC §10).
+ * the approvals table, the tool queue, and the pipe that resumes after a decision.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';

@@ -138,7 +138,7 @@ export async function runDemo(run: LocalRun, print: (line: LocalLine) => void): 
     return false;
   }
   say(`demo: all ${steps} steps answered as expected in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
-  say('metrics this run emitted (SPEC §14; CloudWatch reads them from these log lines):');
+  say('metrics this run emitted (CloudWatch reads them from these log lines):');
   for (const row of metricsTable(runMetrics(run.lines))) say(row);
   return true;
 }

@@ -97,6 +97,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, context: Endpoin
   if ('refused' in signer) return refuse(res, signer.refused, service);
   if (invoke) return serveInvoke(decodeURIComponent(invoke[1]), signer.accessKeyId, req, body, res, context);
   if (visibility) return serveVisibilityChange(body, res, context.handlers);
+  if (context.access.invokesOnly?.has(signer.accessKeyId)) return refuse(res, putEventsDenied(signer.accessKeyId, context.access.region), service);
   return servePutEvents(body, res, context.handlers);
 }
 
@@ -147,6 +148,16 @@ async function serveInvoke(
   const outcome = await pending;
   if (outcome.ok) json(res, 200, outcome.result, { 'x-amz-executed-version': '$LATEST' });
   else json(res, 200, { errorType: outcome.error.errorType, errorMessage: outcome.error.errorMessage }, { 'x-amz-function-error': 'Unhandled' });
+}
+
+/** Keys that may only invoke a function (`local call`'s) put no events. */
+function putEventsDenied(accessKeyId: string, region: string): Refusal {
+  const reason = 'these keys invoke the tool handler only';
+  return {
+    type: 'AccessDeniedException',
+    message: `User: ${accessKeyId} is not authorized to perform: events:PutEvents on resource: arn:aws:events:${region}:${LOCAL_ACCOUNT}:event-bus/* (${reason})`,
+    reason,
+  };
 }
 
 function servePutEvents(body: string, res: ServerResponse, handlers: EndpointHandlers): void {

@@ -15,18 +15,19 @@ export type LocalLine =
   | { readonly type: 'step'; readonly message: string }
   | { readonly type: 'ready'; readonly api_url?: string; readonly stack: string; readonly functions: Record<string, string> }
   | { readonly type: 'call'; readonly envelope: unknown; readonly via: 'sqs' | 'direct' }
-  | { readonly type: 'reply'; readonly reply: any; readonly via: 'bus' | 'direct'; readonly detail_type?: string }
+  /** `shown`: a direct invoke's reply that the reply bus's line already showed (people see it once; --json keeps both). */
+  | { readonly type: 'reply'; readonly reply: any; readonly via: 'bus' | 'direct'; readonly detail_type?: string; readonly shown?: true }
   | { readonly type: 'event'; readonly bus: string; readonly source: string; readonly detail_type: string; readonly detail: any }
   | { readonly type: 'failed'; readonly message_id: string; readonly note: string }
-  | { readonly type: 'thrown'; readonly error: { errorType: string; errorMessage: string } }
+  | { readonly type: 'thrown'; readonly error: { errorType: string; errorMessage: string }; readonly shown?: true }
   | { readonly type: 'decision'; readonly approval_id: string; readonly status: string; readonly decided_by?: string }
   | { readonly type: 'resume'; readonly approval_id: string; readonly body: string; readonly via: 'pipe' | 'fallback' | 'skipped'; readonly note?: string }
   | { readonly type: 'log'; readonly function: string; readonly line: string }
-  /** An audit record a function wrote (README, "Audit records"), as written. */
+  /** An audit record a function wrote (docs/operations.md, "Audit records"), as written. */
   | { readonly type: 'audit'; readonly function: string; readonly record: AuditRecord }
   | { readonly type: 'notification'; readonly topic: string; readonly message: string };
 
-/** The reply bus's detail types that carry a reply (SPEC §7), as the handler publishes them. */
+/** The reply bus's detail types that carry a reply, as the handler publishes them. */
 const REPLY_CARRYING = new Set<string>(Object.values(REPLY_DETAIL_TYPES));
 
 export function busLine(event: BusEvent): LocalLine {
@@ -34,6 +35,26 @@ export function busLine(event: BusEvent): LocalLine {
     return { type: 'reply', reply: event.detail, via: 'bus', detail_type: event.detailType };
   }
   return { type: 'event', bus: event.bus, source: event.source, detail_type: event.detailType, detail: event.detail };
+}
+
+/** Whether people need `line`: not a direct reply that the reply bus's line already showed. */
+export function isNews(line: LocalLine): boolean {
+  return !((line.type === 'reply' || line.type === 'thrown') && line.shown);
+}
+
+/**
+ * Whether the reply bus's event `event` carried the outcome of a direct invoke: the same reply, or
+ * the error reply of the error it threw.
+ */
+export function busCarried(event: BusEvent, outcome: { ok: true; result: any } | { ok: false; error: { errorType: string; errorMessage: string } }): boolean {
+  const line = busLine(event);
+  if (line.type !== 'reply') return false;
+  const carried = line.reply ?? {};
+  if (outcome.ok) {
+    const reply = outcome.result ?? {};
+    return carried.status === reply.status && carried.run_id === reply.run_id && carried.call_id === reply.call_id;
+  }
+  return carried.status === 'error' && carried.error?.type === outcome.error.errorType && carried.error?.message === outcome.error.errorMessage;
 }
 
 export function formatLine(line: LocalLine): string {

@@ -1,5 +1,5 @@
 /**
- * A local run of one `ToolHandler` (SPEC §12, last paragraph): dynalite with the approvals table, the
+ * A local run of one `ToolHandler`: dynalite with the approvals table, the
  * synthesized handler, approvals engine, API and expirer each in a worker thread of this process
  * with the environment the template gives it (local/function-sandbox.ts), Lambda's Invoke and
  * EventBridge's PutEvents on a local port, the API behind a local function URL that checks SigV4,
@@ -25,7 +25,7 @@ import { LOCAL_ACCOUNT, LOCAL_REGION, Resolver } from './intrinsics';
 import { sdkNodePath } from './modules';
 import { notificationsFor, topicRules, type TopicRule } from './notifications';
 import { pipeSpec, resumeMessage, resumeRuleSpec, type PipeSpec, type ResumeRuleSpec } from './pipe';
-import { busLine, type LocalLine } from './print';
+import { busCarried, busLine, type LocalLine } from './print';
 import { newRunCredentials, type AccessKey } from './run-credentials';
 
 /** Who the local function URL says the approver is, unless `--principal` says otherwise. */
@@ -74,6 +74,8 @@ export class LocalRun {
   private parts!: ToolHandlerParts;
   private keyNames: string[] = [];
   private tableName?: string;
+  /** The tool handler function's name in this run. */
+  private handlerName = '';
   private queueArn = `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT}:local-tool-queue`;
   private readonly pending = new Set<Promise<unknown>>();
   private readonly credentials = newRunCredentials();
@@ -111,6 +113,11 @@ export class LocalRun {
   /** Where the functions' DynamoDB clients are pointed (`AWS_ENDPOINT_URL_DYNAMODB`): the checked front of dynalite. */
   get dynamoEndpointUrl(): string {
     return this.dynamo!.endpoint;
+  }
+
+  /** What `local call` needs: the Lambda endpoint, the tool handler's name, and the keys that may invoke it (and nothing else). */
+  get caller(): AccessKey & { readonly endpoint: string; readonly functionName: string } {
+    return { ...this.credentials.caller, endpoint: this.endpoints!.url, functionName: this.handlerName };
   }
 
   /** The keys this run's function URL knows as the approver (random, made at the run's start), and who that is. */
@@ -165,6 +172,7 @@ export class LocalRun {
     }
     this.owner = String(chosen.handler.properties.Environment?.Variables?.[ENV.owner] ?? HANDLER_OWNER);
     const resolver = new Resolver(stack.template);
+    this.handlerName = resolver.name(chosen.handler.logicalId);
     if (chosen.queueId) this.queueArn = resolver.arn(chosen.queueId);
     const topics = topicRules(stack.template, resolver);
     this.topicRules = topics.rules;
@@ -173,7 +181,7 @@ export class LocalRun {
     }
 
     const nodePath = sdkNodePath().join(path.delimiter);
-    const { handler: handlerKey, functions: functionsKey } = this.credentials;
+    const { handler: handlerKey, functions: functionsKey, caller: callerKey } = this.credentials;
     // The keys the functions sign their AWS calls with: the only keys the Lambda, EventBridge and DynamoDB endpoints know.
     const functionKeys = new Map([handlerKey, functionsKey].map((key) => [key.accessKeyId, key.secretAccessKey]));
     this.dynamo = await startDynamo({ region: LOCAL_REGION, keys: functionKeys });
@@ -196,9 +204,10 @@ export class LocalRun {
       },
       {
         region: LOCAL_REGION,
-        keys: functionKeys,
+        keys: new Map([...functionKeys, [callerKey.accessKeyId, callerKey.secretAccessKey]]),
         urlOnly: new Set(apiName ? [apiName] : []),
         invokedOnlyBy: new Map(engineName ? [[engineName, handlerKey.accessKeyId]] : []),
+        invokesOnly: new Map([[callerKey.accessKeyId, this.handlerName]]),
       },
     );
 
@@ -342,8 +351,11 @@ export class LocalRun {
   /** One direct invoke of the handler with `envelope`: its reply, or the error it threw. */
   async invoke(envelope: unknown): Promise<InvokeOutcome> {
     this.emit({ type: 'call', envelope, via: 'direct' });
+    const before = this.events.length;
     const outcome = await this.sandbox('handler')!.invoke(envelope);
-    this.emit(outcome.ok ? { type: 'reply', reply: outcome.result, via: 'direct' } : { type: 'thrown', error: outcome.error });
+    // With a reply bus, the handler published the outcome before it returned: that line showed it.
+    const shown = this.events.slice(before).some((event) => busCarried(event, outcome)) ? ({ shown: true } as const) : {};
+    this.emit(outcome.ok ? { type: 'reply', reply: outcome.result, via: 'direct', ...shown } : { type: 'thrown', error: outcome.error, ...shown });
     return outcome;
   }
 

@@ -16,7 +16,7 @@ import { toApiRecord } from './api-record';
 
 export interface ApprovalsApiOptions {
   readonly store: ApprovalStore;
-  /** Whose decisions are counted, in which namespace (SPEC §14). @default - no metrics line */
+  /** Whose decisions are counted, in which namespace. @default - no metrics line */
   readonly metrics?: MetricsTarget;
 }
 

@@ -14,7 +14,7 @@ export interface ApprovalsExpirerOptions {
   readonly store: Pick<ApprovalStore, 'expireDue'>;
   /** Where `Tool Approval Expired` goes. @default - nowhere */
   readonly bus?: Pick<EventBridgeReplyPublisher, 'publishEvent'>;
-  /** Whose figures each run writes, in which namespace (SPEC §14). @default - no metrics line */
+  /** Whose figures each run writes, in which namespace. @default - no metrics line */
   readonly metrics?: MetricsTarget;
 }
 

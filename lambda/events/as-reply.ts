@@ -17,7 +17,7 @@ export interface ReplyCall extends CallIdentity {
   readonly refused?: ToolHandlerError;
 }
 
-/** The reply, or the error as a reply; `kept` when an earlier delivery ran the call (§6a). */
+/** The reply, or the error as a reply; `kept` when an earlier delivery ran the call. */
 export interface Answered {
   readonly reply: Reply | ErrorReply;
   readonly kept?: boolean;

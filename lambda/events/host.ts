@@ -1,5 +1,5 @@
 /**
- * The host contract (§15 "A host is one file"): every kind of event that invokes the handler is an
+ * The host contract (a host is one file): every kind of event that invokes the handler is an
  * adapter that recognises its events and answers them as its caller expects. `toolHandler` walks the
  * ordered list of them (hosts.ts), checks the invocation's budget once for all, and gives the event
  * to the first that recognises it. An adapter runs each delivery with `deliver` and refuses one it

@@ -1,5 +1,5 @@
 /**
- * The metrics of one call (SPEC §14), embedded in its log line: `Calls`, `Failed` and `Duration`,
+ * The metrics of one call, embedded in its log line: `Calls`, `Failed` and `Duration`,
  * plus `ApprovalsRequested`, `DuplicatesSuppressed` or `RateLimited` when they apply, under `[Owner]` and, for an
  * allowlisted tool, `[Owner, Tool]`. A directive is serialized once per executor and shape of line.
  */

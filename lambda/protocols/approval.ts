@@ -1,5 +1,5 @@
 /**
- * The approval flow (§6b). A call whose tool requires approval creates its approval (idempotently)
+ * The approval flow. A call whose tool requires approval creates its approval (idempotently)
  * and replies as the approval stands; it never runs the tool. A resume claims the decided approval
  * (one delivery wins), runs the tool with the stored args, and completes it with the result, or
  * releases it when the tool threw; a claim that fails answers why, in the order the contract checks.

@@ -168,7 +168,7 @@ export interface ApprovalStore extends HandlerApprovalStore {
   expireDue(): Promise<ExpiryRun>;
 }
 
-/** What one `expireDue` did and found: the expirer's figures (SPEC §14). */
+/** What one `expireDue` did and found: the expirer's figures. */
 export interface ExpiryRun {
   /** Epoch ms, by the store's clock, at which the run began. */
   readonly at: number;

@@ -65,7 +65,7 @@ export function placeholderDefinition(name: string): agentcore.ToolDefinition {
 }
 
 /**
- * `resume_approval` (SPEC §15): the Gateway carries no session to a Lambda target, so repeating a
+ * `resume_approval`: the Gateway carries no session to a Lambda target, so repeating a
  * call opens a new approval; an agent gets the result of an approved call with this tool instead.
  */
 export function resumeApprovalDefinition(): agentcore.ToolDefinition {

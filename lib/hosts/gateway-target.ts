@@ -5,7 +5,7 @@ import { Construct } from 'constructs';
 import { CALLER_PROOF_HEADER } from '../../lambda/caller-proof';
 import { fail } from '../errors';
 import { acknowledgeGatewayInvoke, GatewayCallerProofs } from './gateway-caller-proofs';
-import { AddToGatewayOptions } from './gateway-options';
+import { AddToGatewayOptions } from '../options/gateway-options';
 import { RESUME_APPROVAL_TOOL, type ToolManifestEntry } from '../../lambda/construct-contract';
 import { gatewayToolDefinitions, placeholderDefinition, resumeApprovalDefinition } from './gateway-schema';
 import { allowlistedTools } from '../bundling/manifest-reader';

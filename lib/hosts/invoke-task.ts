@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { failAt } from '../errors';
-import { ToolInvokeTaskProps } from './invoke-task-props';
+import { ToolInvokeTaskProps } from '../options/invoke-task-props';
 
 /**
  * Errors of a call that a retry can fix (`retryable: true`), by the name Step Functions sees

@@ -5,7 +5,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { ENV } from '../../lambda/construct-contract';
 import { fail } from '../errors';
-import type { ResultOffloadOptions } from './result-offload-options';
+import type { ResultOffloadOptions } from '../options/result-offload-options';
 
 /** The largest threshold that still lets a result travel: a synchronous response's 6 MB. */
 const MAX_THRESHOLD = Size.mebibytes(6);

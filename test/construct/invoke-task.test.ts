@@ -1,6 +1,6 @@
 /**
- * `ToolHandler.invokeTask` (§11): a Step Functions LambdaInvoke whose result is the reply, that
- * retries the retryable errors of §4 by name and leaves the others to Catch. Read from the
+ * `ToolHandler.invokeTask`: a Step Functions LambdaInvoke whose result is the reply, that
+ * retries the retryable errors by name and leaves the others to Catch. Read from the
  * synthesized state machine definition.
  */
 import { App, Duration, Stack } from 'aws-cdk-lib';

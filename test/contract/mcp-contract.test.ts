@@ -30,7 +30,7 @@ beforeAll(async () => {
     const stack = new Stack(app, STACK);
     const tools = new ToolHandler(stack, 'Tools', {
       entry: path.join(__dirname, '..', 'fixtures', 'contract-tools.ts'),
-      tools: ['quote', 'broken_quote', 'approve_quote', 'count', 'traced', 'large'],
+      allowedTools: ['quote', 'broken_quote', 'approve_quote', 'count', 'traced', 'large'],
       resultOffload: {},
       resultOffloadThreshold: Size.kibibytes(4),
     });

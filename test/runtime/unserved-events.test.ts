@@ -1,6 +1,6 @@
 /**
  * Events of kinds the handler does not serve are refused with a `ToolUsageError` that names what
- * arrived (§15), not only that the envelope lacks `tool`. Real samples, copied into
+ * arrived, not only that the envelope lacks `tool`. Real samples, copied into
  * test/fixtures/events/ (README there names each source and commit): Powertools TypeScript's parser
  * events (S3, SNS, Kinesis, DynamoDB streams, API Gateway REST and HTTP, ALB, Kafka), aws-lambda-go's
  * Amazon MQ events, Powertools for Python's Bedrock Agents API-schema event.
