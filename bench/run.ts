@@ -76,6 +76,7 @@ const RESULT_KEYS = [
   'caller_verify_cpu_ms',
   'caller_verify_network_calls_warm',
   'inbox_page_bytes',
+  'rate_limit_round_trips',
 ] as const;
 type Results = Record<(typeof RESULT_KEYS)[number], number>;
 
@@ -228,6 +229,7 @@ async function main(): Promise<void> {
     caller_verify_cpu_ms: round(callerVerify.cpuMsP50, 4),
     caller_verify_network_calls_warm: callerVerify.networkCallsWarm,
     inbox_page_bytes: inboxPage.bytes,
+    rate_limit_round_trips: round(dynamo['ours.limited'].roundTrips - dynamo['ours.call'].roundTrips),
   };
 
   const rows: Row[] = [
@@ -362,6 +364,14 @@ async function main(): Promise<void> {
       ratio: '',
       target: '0',
       met: results.readonly_round_trips === 0,
+    },
+    {
+      figure: 'round trips a rate limit adds to a call',
+      ours: num(results.rate_limit_round_trips),
+      baseline: 'n/a',
+      ratio: '',
+      target: '1',
+      met: results.rate_limit_round_trips === 1,
     },
     section('3b. approvals engine invokes per operation (the handler reaches approvals only through the engine)'),
     { figure: 'call that needs approval', ours: num(approvalInvokes.create), baseline: 'n/a', ratio: '', target: '<= 1', met: approvalInvokes.create <= 1 },

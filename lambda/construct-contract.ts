@@ -34,6 +34,12 @@ export const ENV = {
    * by its id, carried by `pending_approval` replies (`inbox_url`) and notifications.
    */
   inboxUrl: 'TOOL_HANDLER_INBOX_URL',
+  /** The bucket of offloaded results (`resultOffload`); unset, a result over its way back's limit fails. */
+  resultBucket: 'TOOL_HANDLER_RESULT_BUCKET',
+  /** Results above this many bytes of JSON are offloaded (`resultOffloadThreshold`). */
+  resultThresholdBytes: 'TOOL_HANDLER_RESULT_THRESHOLD_BYTES',
+  /** Days after which the bucket's lifecycle deletes an offloaded result. */
+  resultExpiryDays: 'TOOL_HANDLER_RESULT_EXPIRY_DAYS',
 } as const;
 
 /**
@@ -77,6 +83,12 @@ export const INBOX_ENV = {
   /** Where the page exchanges its code for tokens, likewise. */
   tokenEndpoint: 'TOOL_HANDLER_INBOX_TOKEN_ENDPOINT',
 } as const;
+/**
+ * Not a variable the function reads at run time: the construct's bundling defines
+ * `process.env.TOOL_HANDLER_RESULT_OFFLOAD` as "false" for a handler without `resultOffload`, so
+ * that esbuild drops the offload code from its bundle.
+ */
+export const OFFLOAD_BUNDLED = 'TOOL_HANDLER_RESULT_OFFLOAD';
 
 /** Attributes of an approval item that the approvals engine writes (create, claim, release, complete). */
 export const APPROVAL_ATTRIBUTES = {
@@ -104,6 +116,8 @@ export const APPROVAL_ATTRIBUTES = {
   requestedBy: 'requestedBy',
   /** The caller's id alone, beside `requestedBy`: what a claim limited to one caller tests. */
   requestedById: 'requestedById',
+  /** The trace of the call that asked (JSON), when it had one: its resume continues it. */
+  trace: 'trace',
 } as const;
 
 /**
@@ -202,6 +216,8 @@ export const CALL_ATTRIBUTES = {
    */
   heldBy: 'heldBy',
   reply: 'reply',
+  /** A rate limit's count of calls in its window (an item of its own, `kind` `rate`). */
+  count: 'count',
 } as const;
 
 /** What a tool name may look like, checked by the runtime and by the construct's `tools`. */
@@ -260,6 +276,13 @@ export interface ToolManifestEntry {
 
   /** The tool's input JSON Schema (zod 4's `z.toJSONSchema`, input side). */
   readonly inputSchema: { [key: string]: any };
+
+  /**
+   * The JSON Schema of the tool's result (its `output` schema, output side).
+   *
+   * @default - the tool declares no output schema
+   */
+  readonly outputSchema?: { [key: string]: any };
 
   /** Whether a call needs approval: `always`, `never`, or `depends` (a predicate over the args). */
   readonly approval: string;

@@ -10,6 +10,8 @@ import type { Envelope } from './envelope';
 import type { ToolHandlerError } from './errors';
 import type { MetricsSource } from './metrics/calls';
 import type { CallIdentity, Reply } from './reply';
+import type { ResultOffload } from './results';
+import type { Trace } from './trace';
 
 /** How one envelope was delivered: from where, for whom, and under which allowlist and deadline it runs. */
 export interface Delivery {
@@ -21,7 +23,15 @@ export interface Delivery {
   readonly messageId: string | undefined;
   /** Whom the call acts for, as the host proved it (never the args). @default - none: the host proves nothing */
   readonly caller?: Caller;
+  /** The trace its host carried (an SQS record's, a Gateway call's); the envelope's own `trace` wins. @default - none */
+  readonly trace?: Trace;
   readonly deadline: Deadline;
+  /** The most a result may take on this delivery's way back, UTF-8 bytes of JSON. @default RESULT_LIMITS.sync */
+  readonly resultLimit?: number;
+  /** Where results above its threshold go instead of the reply. @default - none: a result over the limit fails */
+  readonly results?: ResultOffload;
+  /** The executor's owner: the prefix of offloaded results. @default - none */
+  readonly owner?: string;
   /** When the delivery's source delivers it again should it fail. @default - never: leases end with the invocation */
   readonly redelivery?: Redelivery;
   /**
@@ -52,7 +62,7 @@ export interface Redelivery {
 }
 
 /** A call as the executor hands it to a protocol: its ids, its fingerprint, and whom it acts for. */
-export type PlainCall = Required<Pick<CallIdentity, 'tool' | 'runId' | 'callId' | 'fingerprint'>> & Pick<CallIdentity, 'caller'>;
+export type PlainCall = Required<Pick<CallIdentity, 'tool' | 'runId' | 'callId' | 'fingerprint'>> & Pick<CallIdentity, 'caller' | 'trace'>;
 
 /** How one envelope ended: what every step after the executor reads, up to the host's answer. */
 export type Outcome = Replied | Failed;
@@ -89,12 +99,14 @@ export interface CallEnded {
   readonly caller: Caller | undefined;
   /** Tools the delivery allowed; `undefined` allows the executor's. */
   readonly allowed: ReadonlySet<string> | undefined;
+  /** The trace its host carried, for a call that failed before its own was known. */
+  readonly trace: Trace | undefined;
   /** From the envelope's arrival to its outcome. */
   readonly durationMs: number;
 }
 
 /** What a call's end is told of its delivery. */
-export type EndedDelivery = Pick<Delivery, 'source' | 'messageId'> & Partial<Pick<Delivery, 'allowed' | 'caller'>>;
+export type EndedDelivery = Pick<Delivery, 'source' | 'messageId'> & Partial<Pick<Delivery, 'allowed' | 'caller' | 'trace'>>;
 
 /**
  * What hands a parsed envelope to the protocol that answers it: the `ToolExecutor`. Its owner and

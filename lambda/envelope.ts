@@ -3,6 +3,7 @@ import { ToolUsageError } from './errors';
 import { deriveCallIds } from './ids';
 import { codePointLength, isJsonObject, jsonErrorPosition, JsonObject, nestsDeeperThan } from './json';
 import { TOOL_NAME_PATTERN } from './construct-contract';
+import { envelopeTrace, type Trace } from './trace';
 
 /** The largest envelope accepted, in bytes of UTF-8 JSON. */
 export const MAX_ENVELOPE_BYTES = 1 << 20;
@@ -21,6 +22,8 @@ export interface CallEnvelope {
   readonly runId: string;
   readonly callId: string;
   readonly approvalId?: undefined;
+  /** The trace it continues (`trace` of the envelope), if it names a well-formed one. */
+  readonly trace?: Trace;
 }
 
 /** A resume of a decided approval. */
@@ -31,6 +34,7 @@ export interface ResumeEnvelope {
   readonly args?: undefined;
   readonly runId?: undefined;
   readonly callId?: undefined;
+  readonly trace?: undefined;
 }
 
 export type Envelope = CallEnvelope | ResumeEnvelope;
@@ -72,6 +76,8 @@ const callSchema = z.strictObject({
   args: z.custom<JsonObject>(isJsonObject, { error: '`args` must be a JSON object' }).optional(),
   run_id: idString('run_id').optional(),
   call_id: idString('call_id').optional(),
+  // Read leniently (envelopeTrace): a malformed trace is ignored, never an error.
+  trace: z.unknown().optional(),
 });
 
 const resumeSchema = z.strictObject({ approval_id: idString('approval_id') });
@@ -108,13 +114,16 @@ export function parseEnvelope(payload: unknown, options: ParseEnvelopeOptions = 
     args: call.args ?? {},
     runId: call.run_id ?? derived!.runId,
     callId: call.call_id ?? derived!.callId,
+    trace: envelopeTrace(call.trace),
   };
 }
 
 /** The envelope as it travels, which `parseEnvelope` reads back into the same envelope. */
 export function envelopePayload(envelope: Envelope): JsonObject {
   if (envelope.isResume) return { approval_id: envelope.approvalId };
-  return { tool: envelope.tool, args: envelope.args, run_id: envelope.runId, call_id: envelope.callId };
+  const payload: JsonObject = { tool: envelope.tool, args: envelope.args, run_id: envelope.runId, call_id: envelope.callId };
+  if (envelope.trace) payload.trace = { traceparent: envelope.trace.traceparent, ...(envelope.trace.tracestate ? { tracestate: envelope.trace.tracestate } : {}) };
+  return payload;
 }
 
 /**
@@ -202,7 +211,7 @@ function describeIssue(issue: z.core.$ZodIssue, object: JsonObject, kind: string
     if (DECISION_KEYS.has(key)) {
       return `unknown key \`${key}\`: a decision never travels in an envelope; approvers decide through the approvals API (or the approval store).`;
     }
-    const allowed = kind === 'a resume' ? '`approval_id` only' : '`tool`, `args`, `run_id`, `call_id`';
+    const allowed = kind === 'a resume' ? '`approval_id` only' : '`tool`, `args`, `run_id`, `call_id`, `trace`';
     return `key \`${key}\` is not allowed in ${kind} (allowed: ${allowed}).`;
   }
   if (issue.code === 'custom') return `${issue.message}.`;

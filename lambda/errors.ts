@@ -75,6 +75,17 @@ export class ToolFailed extends AdapterError {
   }
 }
 
+/**
+ * The tool ran, and its result does not match its `output` schema: the message names the paths
+ * that failed and what they expected, never the values. Sending the call again runs the tool again.
+ */
+export class ToolOutputInvalid extends AdapterError {
+  override readonly name: string = 'ToolOutputInvalid';
+  constructor(message: string, options?: ToolHandlerErrorOptions) {
+    super(message, { ...options, retryable: false });
+  }
+}
+
 /** The deadline passed before the tool finished. */
 export class ToolTimeout extends AdapterError {
   override readonly name: string = 'ToolTimeout';
@@ -118,6 +129,20 @@ export class CallerRequired extends AdapterError {
   override readonly name: string = 'CallerRequired';
   constructor(message: string, options?: ToolHandlerErrorOptions) {
     super(message, { ...options, retryable: false });
+  }
+}
+
+/**
+ * The call is over its tool's `rateLimit` for this window: it was not run, nor did it ask for
+ * approval. `retry_after_s` (whole seconds, at least 1) is when the window ends.
+ */
+export class RateLimited extends AdapterError {
+  override readonly name: string = 'RateLimited';
+  /** Seconds until the window ends and a call may be counted again. */
+  readonly retry_after_s: number;
+  constructor(message: string, retryAfterS: number, options?: ToolHandlerErrorOptions) {
+    super(message, { ...options, retryable: true });
+    this.retry_after_s = retryAfterS;
   }
 }
 

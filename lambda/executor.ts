@@ -1,7 +1,8 @@
 import { chooseStores, type ExecutorStoreOptions } from './default-stores';
 import type { Delivery, EnvelopeRouter, Outcome, PlainCall } from './delivery';
 import { envelopePayload, type Envelope } from './envelope';
-import { AdapterError, asToolHandlerError, CallerRequired, configError, toolNotAllowed } from './errors';
+import { admitCall, admitRate } from './admission';
+import { AdapterError, asToolHandlerError, configError, toolNotAllowed } from './errors';
 import { callFingerprint } from './ids';
 import { handleEnvelope, type HandleEnvelopeOptions } from './handle-envelope';
 import { requestApproval, resumeApproval } from './protocols/approval';
@@ -76,7 +77,7 @@ export class ToolExecutor implements EnvelopeRouter {
    * The run path's step (handle-envelope.ts): run envelopes with `handleEnvelope`.
    */
   async route(envelope: Envelope, delivery: Delivery): Promise<Outcome> {
-    let identity: CallIdentity = envelope.isResume ? envelope : { ...envelope, caller: delivery.caller };
+    let identity: CallIdentity = envelope.isResume ? envelope : { ...envelope, caller: delivery.caller, trace: envelope.trace ?? delivery.trace };
     try {
       if (envelope.isResume) {
         const approvals = this.requireApprovals(`Resuming approval ${envelope.approvalId} needs an approval store`);
@@ -85,7 +86,7 @@ export class ToolExecutor implements EnvelopeRouter {
       }
       const tool = this.tools.get(envelope.tool);
       if (!tool || (delivery.allowed !== undefined && !delivery.allowed.has(tool.name))) throw toolNotAllowed(envelope.tool, this.runnable(delivery));
-      if (tool.requiresCaller && !delivery.caller?.verified) throw callerRequired(tool.name);
+      admitCall(tool, delivery);
       // Hashed once: the lease, the approval and the audit record all take it.
       const call: PlainCall = {
         tool: tool.name,
@@ -93,14 +94,16 @@ export class ToolExecutor implements EnvelopeRouter {
         callId: envelope.callId,
         fingerprint: callFingerprint(tool.name, envelope.args),
         caller: delivery.caller,
+        trace: envelope.trace ?? delivery.trace,
       };
       identity = call;
       const args = await tool.parseArgs(envelope.args);
+      if (tool.rateLimit) await admitRate(tool, call, this.calls);
       if (tool.needsApproval(args)) return await requestApproval(this.requireApprovals(`Tool ${tool.name} requires approval`), tool, envelope, call);
       // A read-only tool may run again harmlessly: no state store round trip at all.
       const calls = tool.readOnly ? undefined : this.calls;
       if (calls) return await runLeased(calls, tool, args, envelope, delivery, call);
-      return { ok: true, reply: await runCall(tool, args, envelope, delivery), identity: call };
+      return { ok: true, reply: await runCall(tool, args, call, delivery), identity: call };
     } catch (error) {
       return { ok: false, error: asToolHandlerError(error), identity };
     }
@@ -124,11 +127,4 @@ export class ToolExecutor implements EnvelopeRouter {
       { retryable: false },
     );
   }
-}
-
-function callerRequired(tool: string): CallerRequired {
-  return new CallerRequired(
-    `Tool ${tool} acts only for a verified caller, and this call proves none: send it through a host that proves its caller ` +
-      '(an SQS message, or an AgentCore Gateway with caller identity).',
-  );
 }

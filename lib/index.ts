@@ -4,6 +4,7 @@ export * from './options/caller-identity';
 export * from './options/event-source-options';
 export * from './options/gateway-options';
 export * from './options/invoke-task-props';
+export * from './options/result-offload-options';
 export * from './tool-handler';
 export * from './options/tool-handler-alarm';
 export * from './tool-handler-ref';

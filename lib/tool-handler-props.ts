@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Size } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -9,6 +9,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AuditArchiveOptions } from './options/audit-archive-options';
+import { ResultOffloadOptions } from './options/result-offload-options';
 import { ToolEventSourceOptions } from './options/event-source-options';
 import { ToolHandlerAlarm } from './options/tool-handler-alarm';
 
@@ -321,6 +322,25 @@ export interface ToolHandlerProps {
    * @default - no archive: the records stay in CloudWatch Logs for their retention
    */
   readonly auditArchive?: AuditArchiveOptions;
+
+  /**
+   * Results too big for their way back travel by reference (docs/tool-contract.md): a result above
+   * `resultOffloadThreshold` (256 KiB by default) is written to S3 under the owner's prefix and the
+   * reply carries `result_ref: { uri, bytes, sha256, expires_at }` instead of `result`; Gateway and
+   * Bedrock Agents replies add a presigned GET URL. The bucket is `resultBucket`; read one owner's
+   * results with `grantReadResults`.
+   *
+   * @default - no offload: a result over its way back's limit (6 MB for a synchronous invoke, 1 MB
+   * for SQS and EventBridge calls) fails as `ToolFailed`, saying so
+   */
+  readonly resultOffload?: ResultOffloadOptions;
+
+  /**
+   * With `resultOffload`, results above this size (UTF-8 bytes of JSON) are offloaded; 1 byte to 6 MiB.
+   *
+   * @default Size.kibibytes(256): what every way back carries
+   */
+  readonly resultOffloadThreshold?: Size;
 
   /**
    * X-Ray tracing of the function.

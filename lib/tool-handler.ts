@@ -15,6 +15,8 @@ import { Construct } from 'constructs';
 import { acknowledgeRoleFindings } from './permissions/acknowledgements';
 import { approvalsTableFor } from './approvals/approvals-table';
 import { AuditArchive } from './audit/audit-archive';
+import { ResultOffload } from './results/result-offload';
+import { fail } from './errors';
 import { logRetentionOf } from './audit/audit-retention';
 import { ApprovalsService } from './approvals/approvals-service';
 import { resumeDecisions } from './approvals/auto-resume';
@@ -171,6 +173,15 @@ export class ToolHandler extends Construct implements IToolHandler {
    */
   public readonly auditArchiveBucket?: s3.IBucket;
 
+  /**
+   * The bucket of offloaded results: the given `resultOffload.bucket`, or the one created.
+   *
+   * @default - undefined when `resultOffload` is not set
+   */
+  public readonly resultBucket?: s3.IBucket;
+
+  private readonly resultOffload?: ResultOffload;
+
   private readonly manifestTools?: ToolManifestEntry[];
   private readonly metrics: HandlerMetrics;
   private readonly props: ToolHandlerProps;
@@ -221,6 +232,17 @@ export class ToolHandler extends Construct implements IToolHandler {
     const key = this.tableKey();
     for (const user of [fn, ...approvals.functions]) key?.grantEncryptDecrypt(user);
     if (props.replyBus) publishReplies(this, fn, props.replyBus, owner);
+    if (props.resultOffload) {
+      this.resultOffload = new ResultOffload(this, 'ResultOffload', {
+        ...props.resultOffload,
+        threshold: props.resultOffloadThreshold,
+        owner,
+        handler: fn,
+      });
+      this.resultBucket = this.resultOffload.bucket;
+    } else if (props.resultOffloadThreshold) {
+      fail('`resultOffloadThreshold` needs `resultOffload`: set `resultOffload: {}` to offload results to a bucket the construct makes.', this);
+    }
 
     this.auditLogGroups = [fn.logGroup, approvals.api.logGroup, approvals.expirer.logGroup];
     if (props.auditArchive) {
@@ -352,6 +374,15 @@ export class ToolHandler extends Construct implements IToolHandler {
    * `cloudformation:GetTemplate` and `cloudformation:ListStackResources` of this stack (where the
    * command finds those log groups). Read only: no other log group, no write.
    */
+  /**
+   * Lets `grantee` read this handler's offloaded results (`s3:GetObject` under its owner's prefix of
+   * `resultBucket`), nothing else of the bucket. Needs `resultOffload`.
+   */
+  public grantReadResults(grantee: iam.IGrantable): iam.Grant {
+    if (!this.resultOffload) fail('`grantReadResults` needs `resultOffload`: this handler offloads no results.', this);
+    return this.resultOffload.grantRead(grantee);
+  }
+
   public grantReadAudit(grantee: iam.IGrantable): iam.Grant {
     return grantReadAudit(grantee, this.auditLogGroups, Stack.of(this));
   }

@@ -121,12 +121,17 @@ async function serveRequest(request: IncomingMessage, response: ServerResponse, 
 function mcpServer({ run, tools, print }: Serving): Server {
   const server = new Server({ name: 'cdk-tool-handler-local', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: tools.map(({ name, description, inputSchema }) => ({ name, ...(description === undefined ? {} : { description }), inputSchema })),
+    tools: tools.map(({ name, description, inputSchema, outputSchema }) => ({
+      name,
+      ...(description === undefined ? {} : { description }),
+      inputSchema,
+      ...(outputSchema === undefined ? {} : { outputSchema }),
+    })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = tools.find((t) => t.name === request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    return callAsGateway(run, tool, request.params.arguments ?? {}, String(extra.requestId), print);
+    return callAsGateway(run, tool, request.params.arguments ?? {}, String(extra.requestId), print, request.params._meta);
   });
   return server;
 }

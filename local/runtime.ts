@@ -19,6 +19,7 @@ import { startHttpApiHost, type HttpApiHost } from './http-api-host';
 import { startLocalOidcIssuer, type LocalOidcIssuer } from './oidc-issuer';
 import { createTableInput, startDynamo, type LocalDynamo } from './dynamo';
 import { startEndpoints, type BusEvent, type LocalEndpoints } from './endpoints';
+import { startS3, type LocalS3 } from './s3';
 import { EventPatternError } from './event-pattern';
 import { FunctionSandbox, type FunctionSpec, type InvokeOutcome } from './function-sandbox';
 import { startFunctionUrlHost, type FunctionUrlHost } from './function-url';
@@ -76,6 +77,8 @@ export class LocalRun {
   private messages = 0;
   private dynamo?: LocalDynamo;
   private endpoints?: LocalEndpoints;
+  /** S3 for offloaded results (`resultOffload`): the handler puts them, a presigned URL gets them. */
+  private s3?: LocalS3;
   private url?: FunctionUrlHost;
   private inboxHost?: HttpApiHost;
   private oidcIssuer?: LocalOidcIssuer;
@@ -243,12 +246,15 @@ export class LocalRun {
       },
     );
 
+    this.s3 = await startS3({ region: LOCAL_REGION, keys: functionKeys });
     const runtimeEnv = {
       AWS_REGION: LOCAL_REGION,
       AWS_DEFAULT_REGION: LOCAL_REGION,
       AWS_ENDPOINT_URL_DYNAMODB: this.dynamo.endpoint,
       AWS_ENDPOINT_URL_LAMBDA: this.endpoints.url,
       AWS_ENDPOINT_URL_EVENTBRIDGE: this.endpoints.url,
+      AWS_ENDPOINT_URL_SQS: this.endpoints.url,
+      AWS_ENDPOINT_URL_S3: this.s3.url,
       AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: '1',
       AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs_local',
     };
@@ -531,6 +537,7 @@ export class LocalRun {
     await this.inboxHost?.close().catch(() => undefined);
     await this.oidcIssuer?.close().catch(() => undefined);
     await this.endpoints?.close();
+    await this.s3?.close();
     await this.dynamo?.stop();
     this.auditFile?.remove();
   }

@@ -43,6 +43,7 @@ export class EngineApprovals implements HandlerApprovalStore {
       run_id: input.runId,
       call_id: input.callId,
       ...(input.requestedBy === undefined ? {} : { requested_by: input.requestedBy }),
+      ...(input.trace === undefined ? {} : { trace: input.trace }),
     });
     return { created: response.created === true, record: response.record! };
   }

@@ -28,6 +28,14 @@ export const engineRequestSchema = z.discriminatedUnion('op', [
     run_id: id,
     call_id: id,
     requested_by: caller.optional(),
+    /** The trace the call continues, as the handler read it (trace.ts). */
+    trace: z
+      .strictObject({
+        traceparent: z.string().regex(/^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/),
+        tracestate: z.string().max(512).optional(),
+        traceId: z.string().regex(/^[0-9a-f]{32}$/),
+      })
+      .optional(),
   }),
   z.strictObject({
     op: z.literal('claim'),

@@ -44,6 +44,7 @@ export function approvalsEngine(options: ApprovalsEngineOptions): ApprovalsEngin
           callId: request.call_id,
           fingerprint: callFingerprint(request.tool, request.args),
           ...(request.requested_by === undefined ? {} : { requestedBy: request.requested_by }),
+          ...(request.trace === undefined ? {} : { trace: request.trace }),
         });
         return { ok: true, created: outcome.created, record: outcome.record };
       }

@@ -29,7 +29,7 @@ export interface Host<Reading, Answer> {
 export type AnswerOf<H> = H extends Host<any, infer Answer> ? Answer : never;
 
 /** What a host says of a delivery besides its payload, source and id. */
-export type DeliveryTerms = Pick<Delivery, 'redelivery' | 'resumeLimits' | 'caller'>;
+export type DeliveryTerms = Pick<Delivery, 'redelivery' | 'resumeLimits' | 'caller' | 'trace' | 'resultLimit'>;
 
 /**
  * Runs one delivered payload in the invocation, under its allowlist and its deadline. The payload is
@@ -42,8 +42,8 @@ export function deliver(
   messageId: string | undefined,
   terms: DeliveryTerms = {},
 ): Promise<CallEnded> {
-  const { executor, allowed, deadline } = invocation;
-  return runEnvelope(executor, payload, { allowed, source, messageId, deadline, ...terms });
+  const { executor, allowed, deadline, results } = invocation;
+  return runEnvelope(executor, payload, { allowed, source, messageId, deadline, results, owner: executor.owner, ...terms });
 }
 
 /** A delivery refused before its payload runs: it ends like any call, failed with `error`. */

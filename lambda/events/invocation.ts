@@ -3,6 +3,7 @@ import { startDeadline, type StartedDeadline } from '../deadline';
 import type { Redelivery } from '../delivery';
 import type { ToolExecutor } from '../executor';
 import type { ReplyPublisher } from '../reply-bus';
+import type { ResultOffload } from '../results';
 
 /** What `toolHandler` fixed once, when it was called. */
 export interface HandlerSettings {
@@ -15,6 +16,8 @@ export interface HandlerSettings {
   readonly replies: ReplyPublisher | undefined;
   /** Where the hosts that can name a caller find what proves it. */
   readonly callers: CallerSettings;
+  /** Where results too big for the way back go. @default - none */
+  readonly results?: ResultOffload;
 }
 
 /** Set by the construct (`addToGateway` with `callerIdentity`, `addToBedrockAgent` with `callerAttribute`), read once. */

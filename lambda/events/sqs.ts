@@ -5,7 +5,9 @@ import { deliver, refuse, type Host } from './host';
 import { sqsRedelivery, type Invocation } from './invocation';
 import { forEachBounded } from './pool';
 import { finishDelivery } from './finish-delivery';
-import { isFifoBatch, messageGroupOf, recordProblem, senderOf, sourceQueueOf, sqsRecordsOf, type ReceivedSqsRecord } from './sqs-records';
+import { delayRetry } from './sqs-visibility';
+import { RESULT_LIMITS } from '../results';
+import { isFifoBatch, messageGroupOf, recordProblem, senderOf, sourceQueueOf, sqsRecordsOf, traceOfRecord, type ReceivedSqsRecord } from './sqs-records';
 
 /**
  * An SQS batch (`{ Records }` from an event source mapping, or the array of records that EventBridge
@@ -42,6 +44,7 @@ async function handleSqsBatch(records: readonly ReceivedSqsRecord[], invocation:
     const delivered = await finishDelivery(ended, invocation.replies);
     publishing.delete(record);
     if (delivered) succeeded.add(record);
+    else await delayRetry(record, ended);
   };
   const work = isFifoBatch(records)
     ? forEachBounded(groupsOf(records), invocation.concurrency, invocation.deadline.signal, async (group) => {
@@ -75,7 +78,12 @@ function handleRecord(record: ReceivedSqsRecord, invocation: Invocation): Promis
   const problem = recordProblem(record);
   if (problem) return Promise.resolve(refuse(problem, {}, 'sqs', messageId));
   const source = `sqs:${sourceQueueOf(record)}`;
-  return deliver(invocation, record.body, source, messageId, { redelivery: sqsRedelivery(source, messageId), caller: senderOf(record) });
+  return deliver(invocation, record.body, source, messageId, {
+    redelivery: sqsRedelivery(source, messageId),
+    caller: senderOf(record),
+    trace: traceOfRecord(record),
+    resultLimit: RESULT_LIMITS.bus,
+  });
 }
 
 /** Waits for `work`, but not past `epochMs`. */

@@ -28,6 +28,8 @@ export const CALL_METRICS = {
   approvalsRequested: { name: 'ApprovalsRequested', unit: 'Count' },
   /** 1 when a reply kept from an earlier delivery of the call answers (absent otherwise). */
   duplicatesSuppressed: { name: 'DuplicatesSuppressed', unit: 'Count' },
+  /** 1 when the call was refused by its tool's `rateLimit` (absent otherwise). */
+  rateLimited: { name: 'RateLimited', unit: 'Count' },
 } as const;
 
 /** The expirer's, once per run, under `[Owner]`. */

@@ -3,6 +3,7 @@
  * implementations are interchangeable (and held to the same contract tests).
  */
 import type { Caller } from '../caller';
+import type { Trace } from '../trace';
 
 /** `expired`: not decided before `expiresAt`; final, like a decision. */
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
@@ -19,6 +20,8 @@ export interface ApprovalRecord {
   readonly owner: string;
   /** Whom the call that asked acted for, when its host proved one; its resume runs for the same caller. */
   readonly requestedBy?: Caller;
+  /** The trace of the call that asked; its resume continues it. */
+  readonly trace?: Trace;
   readonly status: ApprovalStatus;
   readonly decidedBy?: string;
   readonly decidedAt?: number;
@@ -53,6 +56,8 @@ export interface CreateApprovalInput {
   readonly owner?: string;
   /** Whom the call acts for. @default - no caller */
   readonly requestedBy?: Caller;
+  /** The trace the call continues. @default - none */
+  readonly trace?: Trace;
 }
 
 export interface CreateApprovalOutcome {
@@ -215,8 +220,24 @@ export interface BeginInput {
   readonly heldBy?: string;
 }
 
-/** Duplicate-call suppression. */
+/** One fixed window of a rate limit (`tool({ rateLimit })`). Times are epoch milliseconds. */
+export interface RateWindow {
+  /** What the count is of: the tool, and the caller when each caller is counted apart. */
+  readonly counter: string;
+  readonly start: number;
+  /** When the window ends: its count may be forgotten then. */
+  readonly end: number;
+  /** Calls the window allows. */
+  readonly limit: number;
+}
+
+/** Duplicate-call suppression, and the counts of rate-limited tools. */
 export interface CallStore {
+  /**
+   * Counts one call in `window`, in one conditional write, unless the window already holds `limit`
+   * calls; true when it was counted. A store without it cannot serve a tool with a `rateLimit`.
+   */
+  countCall?(window: RateWindow): Promise<boolean>;
   begin(key: CallKey, input: BeginInput): Promise<BeginOutcome>;
   /** Keeps the reply of a finished call, for redeliveries. */
   finish(key: CallKey, token: string, reply: unknown): Promise<void>;

@@ -9,10 +9,10 @@ import { ToolInvokeTaskProps } from '../options/invoke-task-props';
  * (the error's class name), and Lambda's throttling. `LambdaInvoke` itself already retries Lambda's
  * service exceptions (`Lambda.ServiceException`, ...). Everything else is left to `Catch`.
  */
-export const RETRYABLE_TOOL_ERRORS = ['ToolFailed', 'ToolTimeout', 'CallInProgress', 'StoreUnavailable', 'Lambda.TooManyRequestsException'];
+export const RETRYABLE_TOOL_ERRORS = ['ToolFailed', 'ToolTimeout', 'CallInProgress', 'StoreUnavailable', 'RateLimited', 'Lambda.TooManyRequestsException'];
 
 /** Errors retrying cannot fix: catch them by name (`ApprovalDenied`, `ToolNotFound`, ...). */
-export const FINAL_TOOL_ERRORS = ['ToolUsageError', 'ToolNotFound', 'ApprovalNotFound', 'ApprovalDenied', 'CallerRequired', 'StoreMisconfigured', 'AdapterError'];
+export const FINAL_TOOL_ERRORS = ['ToolUsageError', 'ToolNotFound', 'ApprovalNotFound', 'ApprovalDenied', 'CallerRequired', 'ToolOutputInvalid', 'StoreMisconfigured', 'AdapterError'];
 
 export function createInvokeTask(scope: Construct, id: string, props: ToolInvokeTaskProps): tasks.LambdaInvoke {
   const { toolHandler, retryAttempts, retryInterval, retryBackoffRate, ...taskProps } = props;

@@ -118,6 +118,9 @@ beforeAll(async () => {
     await op('begin', () => store.begin(lapsed, { fingerprint: 'i', leaseUntil: clock + 1_000 }));
     clock += 2_000;
     await op('begin', () => store.begin(lapsed, { fingerprint: 'i', leaseUntil: clock + 60_000 }));
+    const window = { counter: '["search","AIDAALICE"]', start: clock, end: clock + 60_000, limit: 1 };
+    await op('count', () => store.countCall(window));
+    await op('count', () => store.countCall(window)); // refused: the window is full
   }
   recorder.detach();
 });
@@ -125,7 +128,7 @@ beforeAll(async () => {
 const ENGINE_OPERATIONS = ['create', 'claim', 'release', 'complete'];
 const API_OPERATIONS = ['read', 'decide', 'list'];
 const EXPIRER_OPERATIONS = ['expire'];
-const CALL_OPERATIONS = ['begin', 'finish', 'abandon'];
+const CALL_OPERATIONS = ['begin', 'finish', 'abandon', 'count'];
 const EVERY_OPERATION = [...ENGINE_OPERATIONS, ...API_OPERATIONS, ...EXPIRER_OPERATIONS, ...CALL_OPERATIONS];
 
 function decisions(who: Who, names: string[], from = requests): Array<{ name: string; decision: string }> {

@@ -54,7 +54,7 @@ test('Retry: Lambda service exceptions, then the retryable tool errors by name, 
       BackoffRate: 2,
     },
     {
-      ErrorEquals: ['ToolFailed', 'ToolTimeout', 'CallInProgress', 'StoreUnavailable', 'Lambda.TooManyRequestsException'],
+      ErrorEquals: ['ToolFailed', 'ToolTimeout', 'CallInProgress', 'StoreUnavailable', 'RateLimited', 'Lambda.TooManyRequestsException'],
       IntervalSeconds: 2,
       MaxAttempts: 2,
       BackoffRate: 2,

@@ -87,7 +87,7 @@ test('any other object that is no envelope is refused with its top-level keys (n
 
 test('an envelope that happens to carry such a key is still read as an envelope', async () => {
   await expect(handler({ tool: 'echo', args: { text: 'x' }, eventSource: 'aws:s3' }, lambdaContext(10_000))).rejects.toMatchObject({
-    message: 'Invalid envelope: key `eventSource` is not allowed in a call (allowed: `tool`, `args`, `run_id`, `call_id`).',
+    message: 'Invalid envelope: key `eventSource` is not allowed in a call (allowed: `tool`, `args`, `run_id`, `call_id`, `trace`).',
   });
 });
 
