@@ -17,6 +17,7 @@ const TYPE_HINTS: Record<string, string> = {
   already_decided: 'Someone decided it first: see `approvals show ID`.',
   fingerprint_mismatch: 'The tool or args changed since they were read: run the command again to see them as they are now.',
   expired: 'It can no longer be decided.',
+  not_found: 'See the ids there are with `approvals list` (`--status pending` for those waiting); DynamoDB deletes an approval from a day after it expired.',
 };
 
 export class ApprovalsClient {

@@ -17,6 +17,8 @@ export interface SignedFetchInput {
   readonly body?: unknown;
   /** @default 30000 */
   readonly timeoutMs?: number;
+  /** What the URL is, for the error when it cannot be reached. @default 'the approvals API' */
+  readonly what?: string;
 }
 
 export interface HttpReply {
@@ -56,7 +58,7 @@ export async function signedFetch(input: SignedFetchInput): Promise<HttpReply> {
       signal: AbortSignal.timeout(input.timeoutMs ?? 30_000),
     });
   } catch (error) {
-    throw new CliError(`Could not reach the approvals API at ${url.origin}: ${describeFetchError(error)}`);
+    throw new CliError(`Could not reach ${input.what ?? 'the approvals API'} at ${url.origin}: ${describeFetchError(error)}`);
   }
   return { status: response.status, text: await response.text() };
 }

@@ -1,5 +1,5 @@
 /**
- * Approvals at scale (issue 17, SPEC §13 benchmark keys): items DynamoDB reads (the sum of
+ * Approvals at scale (benchmark keys): items DynamoDB reads (the sum of
  * `ScannedCount`) to list and expire one owner's approvals, on dynalite through the real store. A
  * table shared by two owners, each with HISTORY decided and completed approvals; owner A also has
  * 10 pending (none due). Reads must follow what they return, not history.

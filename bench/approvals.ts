@@ -1,5 +1,5 @@
 /**
- * Engine invokes (issue 8): how many Lambda invokes of the approvals engine a call that needs
+ * Engine invokes: how many Lambda invokes of the approvals engine a call that needs
  * approval, a resume and a resume that cannot run cost. The handler's executor talks to the engine
  * through the real `@aws-sdk/client-lambda`, pointed at a local Invoke endpoint that runs the engine
  * (its source) on dynalite; invokes are counted at that endpoint.

@@ -20,6 +20,8 @@ export const CONSTRUCT_ESBUILD_OPTIONS: BuildOptions = {
   sourcemap: true,
   external: ['@aws-sdk/*'],
   logLevel: 'warning',
+  // As the construct bundles a handler without `resultOffload`.
+  define: { 'process.env.TOOL_HANDLER_RESULT_OFFLOAD': '"false"' },
 };
 
 export const HANDLERS = {
@@ -60,7 +62,7 @@ export async function bundleHandler(name: HandlerName, kind: 'size' | 'run'): Pr
     entryPoints: [path.join(ROOT, HANDLERS[name])],
     outfile: file,
     metafile: true,
-    ...(kind === 'size' ? { define: { 'process.env.BENCH_STORE': '"dynamo"' } } : {}),
+    ...(kind === 'size' ? { define: { ...CONSTRUCT_ESBUILD_OPTIONS.define, 'process.env.BENCH_STORE': '"dynamo"' } } : {}),
   });
   const code = readFileSync(file);
   return {

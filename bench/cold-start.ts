@@ -1,5 +1,5 @@
 /**
- * Cold start (issue 5, figure 1): fresh `node` processes, each loading one bundle and handling a
+ * Cold start (figure 1): fresh `node` processes, each loading one bundle and handling a
  * first SQS batch of one call, in-memory stores on both sides (no network). Variants run
  * interleaved (round-robin, rotated each round). Every child runs with `--enable-source-maps`, as
  * the construct sets NODE_OPTIONS for its source-mapped bundles.

@@ -1,5 +1,5 @@
 /**
- * The user's path (issue 12): `npm pack` this package, install the tarball in a consumer app in a
+ * The user's path: `npm pack` this package, install the tarball in a consumer app in a
  * temporary folder (with zod from the registry, at the repository's version), write the README's
  * tools module there, synthesize a `ToolHandler` over it with the packed construct, and measure the
  * bundle NodejsFunction produced. aws-cdk-lib, constructs and esbuild are linked from this
@@ -37,11 +37,11 @@ export interface ConsumerBundle {
   readonly synthMs: number;
 }
 
-/** The README's tools module: the first TypeScript block under "Writing tools" that starts `// tools.ts`. */
+/** The README's tools module: the first TypeScript block under "A first tool" that starts `// tools.ts`. */
 export function readmeToolsModule(): string {
   const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const block = /```(?:ts|TypeScript)\n(\/\/ tools\.ts\n[\s\S]*?)```/.exec(readme.slice(readme.indexOf('## Writing tools')));
-  if (!block) throw new Error('README.md has no ```ts block starting `// tools.ts` under "## Writing tools"');
+  const block = /```(?:ts|TypeScript)\n(\/\/ tools\.ts\n[\s\S]*?)```/.exec(readme.slice(readme.indexOf('## A first tool')));
+  if (!block) throw new Error('README.md has no ```ts block starting `// tools.ts` under "## A first tool"');
   return block[1];
 }
 

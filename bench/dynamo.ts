@@ -1,5 +1,5 @@
 /**
- * DynamoDB (issue 5, figure 3): starts dynalite on 127.0.0.1 in this process and runs the
+ * DynamoDB (figure 3): starts dynalite on 127.0.0.1 in this process and runs the
  * measurements in a child process against it.
  */
 import type { Server } from 'node:http';

@@ -1,4 +1,4 @@
-/** Batch parallelism (issue 5, figure 4), in a child process with stdout on /dev/null. */
+/** Batch parallelism (figure 4), in a child process with stdout on /dev/null. */
 import { runChild } from './lib/child';
 import { median } from './lib/stats';
 import type { ParallelConfig, ParallelResult } from './children/parallel';

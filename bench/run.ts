@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (issue 5): measures this library against the handlers users would write instead,
+ * `npm run bench`: measures this library against the handlers users would write instead,
  * each figure against its baseline in the same run, interleaved; prints a table and writes
  * bench/results.json (one number per key of the issue).
  *
@@ -17,8 +17,10 @@ import { measureColdStart } from './cold-start';
 import { measureApprovalInvokes } from './approvals';
 import { measureApprovalScale } from './approvals-scale';
 import { measureCallerVerify } from './caller';
+import { measureInboxPage } from './inbox-page';
 import { measureConsumerBundle } from './consumer';
 import { measureDynamo } from './dynamo';
+import { measureFlowCompletionRoundTrips } from './flows';
 import { OUT, RESULTS_FILE } from './lib/paths';
 import { round } from './lib/stats';
 import { formatTable, kb, ms, num, perSecond, type Row, section, x } from './lib/table';
@@ -48,7 +50,7 @@ const QUICK = {
   approvalHistory: 200,
 };
 
-/** The keys of issues 5, 12 and 17, in their order: results.json holds exactly these. */
+/** The benchmark's keys, in their order: results.json holds exactly these. */
 const RESULT_KEYS = [
   'bundle_bytes',
   'consumer_bundle_bytes',
@@ -74,6 +76,9 @@ const RESULT_KEYS = [
   'list_first_page_items_read',
   'caller_verify_cpu_ms',
   'caller_verify_network_calls_warm',
+  'inbox_page_bytes',
+  'rate_limit_round_trips',
+  'flow_completion_round_trips',
 ] as const;
 type Results = Record<(typeof RESULT_KEYS)[number], number>;
 
@@ -150,6 +155,10 @@ async function main(): Promise<void> {
   const dynamo = await measureDynamo(children.dynamo, { ours: run.ours.file, powertools: run.powertools.file }, counts.dynamoIterations);
   progress('a Gateway caller\'s proof: warm checks and KMS calls');
   const callerVerify = await measureCallerVerify(counts.dynamoIterations * 10);
+  progress('the approvals inbox: the first load of its page, from the real bundle');
+  const inboxPage = await measureInboxPage();
+  progress('flows: what a call with reply_to adds (its completion\'s record and the completion)');
+  const flows = await measureFlowCompletionRoundTrips(counts.dynamoIterations);
 
   // 4. Batch parallelism.
   progress('batch parallelism: 10 tools of 100 ms');
@@ -223,6 +232,9 @@ async function main(): Promise<void> {
     list_first_page_items_read: scale.listFirstPageItemsRead,
     caller_verify_cpu_ms: round(callerVerify.cpuMsP50, 4),
     caller_verify_network_calls_warm: callerVerify.networkCallsWarm,
+    inbox_page_bytes: inboxPage.bytes,
+    rate_limit_round_trips: round(dynamo['ours.limited'].roundTrips - dynamo['ours.call'].roundTrips),
+    flow_completion_round_trips: round(flows.callWithReplyToDynamo - flows.callDynamo + flows.callCompletions),
   };
 
   const rows: Row[] = [
@@ -358,6 +370,22 @@ async function main(): Promise<void> {
       target: '0',
       met: results.readonly_round_trips === 0,
     },
+    {
+      figure: 'round trips a rate limit adds to a call',
+      ours: num(results.rate_limit_round_trips),
+      baseline: 'n/a',
+      ratio: '',
+      target: '1',
+      met: results.rate_limit_round_trips === 1,
+    },
+    {
+      figure: 'requests a waiting flow adds to a call: DynamoDB + completion (approval request / resume)',
+      ours: `${num(results.flow_completion_round_trips)} (${num(flows.requestExtraDynamo)} / ${num(flows.resumeExtraDynamo + flows.resumeCompletions)})`,
+      baseline: 'n/a',
+      ratio: '',
+      target: '2',
+      met: results.flow_completion_round_trips === 2,
+    },
     section('3b. approvals engine invokes per operation (the handler reaches approvals only through the engine)'),
     { figure: 'call that needs approval', ours: num(approvalInvokes.create), baseline: 'n/a', ratio: '', target: '<= 1', met: approvalInvokes.create <= 1 },
     { figure: 'resume (claim + complete)', ours: num(approvalInvokes.resume), baseline: 'n/a', ratio: '', target: '<= 2', met: approvalInvokes.resume <= 2 },
@@ -389,6 +417,15 @@ async function main(): Promise<void> {
       ratio: '',
       target: '0',
       met: results.caller_verify_network_calls_warm === 0,
+    },
+    section('3e. the approvals inbox'),
+    {
+      figure: 'first load of the page (HTML, inlined script and style; gzip)',
+      ours: `${kb(results.inbox_page_bytes)} (${kb(inboxPage.gzipBytes)})`,
+      baseline: 'n/a',
+      ratio: '',
+      target: '< 60 KB',
+      met: results.inbox_page_bytes < 60 * 1024,
     },
     section(`4. batch parallelism: 10 tools of 100 ms, wall / 100 ms (median of ${counts.parallelRounds})`),
     {

@@ -1,5 +1,5 @@
 /**
- * Synth (issue 5, figure 5): an app with 10 ToolHandlers over one entry against one with 1, each
+ * Synth (figure 5): an app with 10 ToolHandlers over one entry against one with 1, each
  * synthesized by a fresh `node` process (the app bundled by esbuild, aws-cdk-lib from node_modules;
  * NodejsFunction bundles with the local esbuild). Runs alternate 1 and 10.
  */
@@ -55,7 +55,7 @@ export async function measureSynth(
 }
 
 export interface ManifestSynthFigure {
-  /** Fastest ms of construction + synth with the tools manifest step (§12). */
+  /** Fastest ms of construction + synth with the tools manifest step. */
   readonly withManifestMs: number;
   /** The same without it (context `cdk-tool-handler:skipManifest`). */
   readonly withoutManifestMs: number;

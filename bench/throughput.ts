@@ -1,5 +1,5 @@
 /**
- * Throughput (issue 5, figure 2): envelopes per second through each handler. Each variant runs in
+ * Throughput (figure 2): envelopes per second through each handler. Each variant runs in
  * a process of its own (bench/children/throughput.ts), as each would in its own Lambda container:
  * no shared heap, no shared compiled code. The processes take turns a slice of batches at a time,
  * the order rotated every slice, so that all variants see the same machine: this VM's speed swings

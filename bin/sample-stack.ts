@@ -2,7 +2,16 @@ import * as path from 'node:path';
 import { Duration, Stack, StackProps, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { ToolHandler } from '../lib';
+import { ApprovalsInbox, ToolHandler } from '../lib';
+
+export interface SampleStackProps extends StackProps {
+  /**
+   * Adds an approvals inbox (Cognito sign-in) for the tools' approvals: what `npm run demo` decides through.
+   *
+   * @default false
+   */
+  readonly inbox?: boolean;
+}
 
 /**
  * The sample: the two tools of `tools.ts` behind a queue, one EventBridge rule and direct invokes,
@@ -11,12 +20,12 @@ import { ToolHandler } from '../lib';
 export class SampleStack extends Stack {
   public readonly tools: ToolHandler;
 
-  constructor(scope: Construct, id: string, props?: StackProps) {
+  constructor(scope: Construct, id: string, props?: SampleStackProps) {
     super(scope, id, props);
 
     this.tools = new ToolHandler(this, 'Tools', {
       entry: path.join(__dirname, 'tools.ts'),
-      tools: ['add', 'refund'],
+      allowedTools: ['add', 'refund'],
       timeout: Duration.seconds(30),
       margin: Duration.seconds(2),
       eventSources: [{ eventPattern: { source: ['sample.agent'], detailType: ['Tool Call'] } }],
@@ -34,6 +43,8 @@ export class SampleStack extends Stack {
       description: 'A human approver: lists, reads and decides approvals through the approvals API, nothing else.',
     });
     this.tools.grantApprove(approver);
+
+    if (props?.inbox) new ApprovalsInbox(this, 'Inbox', { handlers: [this.tools] });
 
     Validations.of(this.tools.lambdaFunction).acknowledge({
       id: 'AwsSolutions-L1',

@@ -3,6 +3,7 @@ import { APPROVAL_STATUSES, type ApprovalStatus } from '../approvals-client/reco
 import { UsageError } from '../console/errors';
 import { COMMON_OPTIONS, parseCommandLine } from './common-options';
 import { parseAuditCommand, type AuditCommand } from './audit-args';
+import { parseLocalCallCommand, type LocalCallCommand } from './local-call-args';
 import { parseLocalCommand, type LocalCommand } from './local-args';
 
 /** Where the approvals API is. */
@@ -15,6 +16,7 @@ export type Target =
 export type Command =
   | { readonly kind: 'help'; readonly topic: 'top' | 'approvals' | 'local' | 'audit' }
   | LocalCommand
+  | LocalCallCommand
   | AuditCommand
   | {
       readonly kind: 'list';
@@ -60,6 +62,7 @@ const ONLY_FOR: Record<string, readonly Subcommand[]> = {
 export const DEFAULT_PAGE_SIZE = 100;
 
 export function parseCommand(argv: readonly string[]): Command {
+  if (argv[0] === 'local' && argv[1] === 'call') return parseLocalCallCommand(argv.slice(2));
   if (argv[0] === 'local') return parseLocalCommand(argv.slice(1));
   if (argv[0] === 'audit') return parseAuditCommand(argv.slice(1));
   const { values, positionals } = parseCommandLine(argv, OPTIONS);

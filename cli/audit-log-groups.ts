@@ -1,5 +1,5 @@
 /**
- * Which log groups of a deployed stack hold audit records (README, "Audit records"): those of the
+ * Which log groups of a deployed stack hold audit records (docs/operations.md, "Audit records"): those of the
  * functions the construct tags `cdk-tool-handler:function` = `tool-handler`, `approvals-api` or
  * `approvals-expirer` in the stack's template (`GetTemplate`). A function's log group is the one its
  * `LoggingConfig.LogGroup` names (a `Ref` to a log group of the stack, whose physical id,

@@ -22,7 +22,8 @@ await build({
   mainFields: ['module', 'main'],
   // `local`'s embedded DynamoDB has a native part, and `local --flow`'s Step Functions interpreter is
   // large and needed by flows only: both are found at run time (see local/modules.ts).
-  external: ['dynalite', 'aws-local-stepfunctions'],
+  // The demo's browser driver (playwright-core) likewise: a devDependency, never bundled.
+  external: ['dynalite', 'aws-local-stepfunctions', 'playwright-core'],
   minify: true,
   sourcemap: false,
   legalComments: 'none',

@@ -22,6 +22,7 @@ const OPTIONS = {
   file: { type: 'string', short: 'f' },
   mcp: { type: 'boolean' },
   port: { type: 'string' },
+  'new-mcp-token': { type: 'boolean' },
   calls: { type: 'string' },
   approve: { type: 'string' },
   timeout: { type: 'string' },
@@ -54,6 +55,7 @@ export function parseLocalCommand(argv: readonly string[]): LocalCommand | { rea
   }
   const mcp = values.mcp === true;
   if (values.port !== undefined && !mcp) throw new UsageError('--port is the MCP server\'s port: it needs --mcp.');
+  if (values['new-mcp-token'] && !mcp) throw new UsageError('--new-mcp-token replaces the MCP server\'s bearer token: it needs --mcp.');
   if (mcp && (demo || values.once)) throw new UsageError('--mcp serves until Ctrl-C: it cannot be used with `local demo` or --once.');
   const port = values.port === undefined ? undefined : Number(values.port);
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
@@ -80,6 +82,7 @@ export function parseLocalCommand(argv: readonly string[]): LocalCommand | { rea
     file: values.file,
     mcp,
     port,
+    newMcpToken: values['new-mcp-token'] === true,
   };
 }
 

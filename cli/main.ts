@@ -1,7 +1,7 @@
 /**
- * `cdk-tool-handler approvals list | show ID | approve ID | deny ID` (SPEC §9, `--local` for a
+ * `cdk-tool-handler approvals list | show ID | approve ID | deny ID` (`--local` for a
  * running local run), `cdk-tool-handler audit` (the audit records, commands/audit.ts) and
- * `cdk-tool-handler local [demo]` (SPEC §12's local run, local/command.ts), callable in-process:
+ * `cdk-tool-handler local [demo]` (the local run, local/command.ts), callable in-process:
  * everything it touches of its process comes in `io`, and it returns the exit code (see
  * console/errors.ts).
  */
@@ -33,6 +33,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     if (command.kind === 'audit') {
       await auditCommand(command, io);
       return EXIT_OK;
+    }
+    if (command.kind === 'local-call') {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { localCallCommand } = require('./commands/local-call') as typeof import('./commands/local-call');
+      return await localCallCommand(command, io);
     }
     if (command.kind === 'local') {
       // Loaded on use: `approvals` never pays for the local run's code.

@@ -57,6 +57,7 @@ export const LOCAL_USAGE = `Usage:
   cdk-tool-handler local --mcp [--port N] [--app CMD | --assembly DIR] [--stack NAME] [options]
   cdk-tool-handler local --calls FILE [--approve all|none] [--timeout S] [--app CMD | --assembly DIR] [options]
   cdk-tool-handler local --flow ID [--input JSON] [--app CMD | --assembly DIR] [options]
+  cdk-tool-handler local call ENVELOPE... | --file FILE [--json]
 
 Runs a stack's ToolHandler on this machine: synthesizes the app (cdk synth, with --app or the
 cdk.json here; or takes --assembly, a cdk.out directory), starts an embedded DynamoDB (dynalite)
@@ -65,6 +66,9 @@ engine, approvals API and expirer in this process with the environment the templ
 Then it sends the envelopes (one SQS batch, as the tool queue would) and prints every reply and
 every reply-bus event. It keeps serving the approvals API for \`approvals ... --local\` until
 Ctrl-C; after a decision it sends the resume envelope the stack's pipe would, and says so.
+
+\`local call\` sends envelopes to the running \`local\` of this app folder (started in it or a folder
+above), as direct invokes of its tool handler, and prints each reply; the run prints the rest.
 
 \`local demo\` runs the sample's whole lifecycle step by step (a call, an approval, the decision
 through the API, the resume, a denial, an expiry) and exits 1 if a step does not answer as expected.
@@ -91,7 +95,9 @@ Options:
                      arn:aws:sts::000000000000:assumed-role/Approver/alice)
   --mcp              Also serve the stack's AgentCore Gateway target tools over MCP (Streamable
                      HTTP) at http://127.0.0.1:<port>/mcp, as the Gateway would: its tools/list
-                     and tools/call; clients send the bearer token it prints
+                     and tools/call; clients send the bearer token it prints, the same on
+                     every run of this app folder
+  --new-mcp-token    With --mcp: replace that token with a new one (the old one stops working)
   --port N           The MCP server's port (default 8931; 0 picks a free one)
   --calls FILE       Run the envelopes of FILE (one per line) to their end, then exit (above)
   --approve all|none With --calls: approve, or deny, every approval its calls ask for

@@ -1,5 +1,5 @@
 /**
- * Audit records as the CLI and the local run read them (README, "Audit records"): a log line is one
+ * Audit records as the CLI and the local run read them (docs/operations.md, "Audit records"): a log line is one
  * when it is a JSON object whose top-level `record` is `"audit"`, which the runtime writes to the
  * function's stdout itself. What a tool prints with `console.*` is wrapped by Lambda's JSON log
  * format under `message`, so it is never one in the cloud.

@@ -1,5 +1,5 @@
 /**
- * What the CLI (and `local`) prints of a record or of a server's answer goes through here (SPEC §13): C0 and C1
+ * What the CLI (and `local`) prints of a record or of a server's answer goes through here: C0 and C1
  * controls (with DEL), format characters (`\p{Cf}`: bidi overrides, zero-width, tags) and the line
  * and paragraph separators could repaint the terminal or reorder and hide text, so an approver would
  * read something else than what runs. They are written visibly instead, so the approver sees them.

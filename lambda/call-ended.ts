@@ -19,6 +19,7 @@ export function endCall(outcome: Outcome, delivery: EndedDelivery, started: numb
     messageId: delivery.messageId,
     caller: delivery.caller,
     allowed: delivery.allowed,
+    trace: delivery.trace,
     durationMs: Date.now() - started,
     resume: envelope?.resume,
     replyTo: envelope?.replyTo,

@@ -20,7 +20,7 @@ export const ENV = {
   claimMaxSeconds: 'TOOL_HANDLER_CLAIM_MAX_S',
   /** Set when approval notifications may show args: `Tool Approval Requested` events then carry them. */
   notifyWithArgs: 'TOOL_HANDLER_NOTIFY_WITH_ARGS',
-  /** The CloudWatch namespace of the metrics every function writes (SPEC §14); unset means `CdkToolHandler`. */
+  /** The CloudWatch namespace of the metrics every function writes; unset means `CdkToolHandler`. */
   metricsNamespace: 'TOOL_HANDLER_METRICS_NAMESPACE',
   /**
    * The KMS key (ARN) whose signature proves a Gateway caller (`addToGateway` with `callerIdentity`):
@@ -35,6 +35,17 @@ export const ENV = {
    * queued call never completes its flow.
    */
   maxReceiveCount: 'TOOL_HANDLER_MAX_RECEIVE_COUNT',
+  /**
+   * Set when an approvals inbox serves the handler: the inbox's link of an approval is this followed
+   * by its id, carried by `pending_approval` replies (`inbox_url`) and notifications.
+   */
+  inboxUrl: 'TOOL_HANDLER_INBOX_URL',
+  /** The bucket of offloaded results (`resultOffload`); unset, a result over its way back's limit fails. */
+  resultBucket: 'TOOL_HANDLER_RESULT_BUCKET',
+  /** Results above this many bytes of JSON are offloaded (`resultOffloadThreshold`). */
+  resultThresholdBytes: 'TOOL_HANDLER_RESULT_THRESHOLD_BYTES',
+  /** Days after which the bucket's lifecycle deletes an offloaded result. */
+  resultExpiryDays: 'TOOL_HANDLER_RESULT_EXPIRY_DAYS',
 } as const;
 
 /**
@@ -54,6 +65,36 @@ export const INTERCEPTOR_ENV = {
   /** The claims it carries to `ctx.caller.claims`, a JSON array of claim names. */
   callerClaims: 'TOOL_HANDLER_CALLER_CLAIMS',
 } as const;
+
+/** The approvals inbox function's variables (`ApprovalsInbox`), apart from `ENV` so that a handler's bundle carries none of them. */
+export const INBOX_ENV = {
+  /** The OpenID Connect issuer whose tokens sign approvers in (its `iss`; discovery at `<issuer>/.well-known/openid-configuration`). */
+  issuer: 'TOOL_HANDLER_INBOX_ISSUER',
+  /** The app client the page signs in with (public: code flow with PKCE, no secret). */
+  clientId: 'TOOL_HANDLER_INBOX_CLIENT_ID',
+  /** A token is accepted when its `aud` holds this, or its `client_id` is the client's. */
+  audience: 'TOOL_HANDLER_INBOX_AUDIENCE',
+  /** The scopes the page asks for, space-separated. */
+  scopes: 'TOOL_HANDLER_INBOX_SCOPES',
+  /** The claim that lists a user's groups. */
+  groupsClaim: 'TOOL_HANDLER_INBOX_GROUPS_CLAIM',
+  /** The inbox's own origin (`https://host`): the page's redirect URI, and the only `Origin` a decision may come from. */
+  origin: 'TOOL_HANDLER_INBOX_ORIGIN',
+  /** The handlers it serves, a JSON array of `{ owner, table, tools: [{ name, description? }] }`. */
+  handlers: 'TOOL_HANDLER_INBOX_HANDLERS',
+  /** Who may decide what: a JSON object, owner to the groups that may decide its approvals (an owner it does not name: every signed-in user). */
+  approvers: 'TOOL_HANDLER_INBOX_APPROVERS',
+  /** Where the page signs in, when known at synth (Cognito's managed login); else from the issuer's discovery document. */
+  authorizationEndpoint: 'TOOL_HANDLER_INBOX_AUTHORIZATION_ENDPOINT',
+  /** Where the page exchanges its code for tokens, likewise. */
+  tokenEndpoint: 'TOOL_HANDLER_INBOX_TOKEN_ENDPOINT',
+} as const;
+/**
+ * Not a variable the function reads at run time: the construct's bundling defines
+ * `process.env.TOOL_HANDLER_RESULT_OFFLOAD` as "false" for a handler without `resultOffload`, so
+ * that esbuild drops the offload code from its bundle.
+ */
+export const OFFLOAD_BUNDLED = 'TOOL_HANDLER_RESULT_OFFLOAD';
 
 /** Attributes of an approval item that the approvals engine writes (create, claim, release, complete). */
 export const APPROVAL_ATTRIBUTES = {
@@ -83,6 +124,8 @@ export const APPROVAL_ATTRIBUTES = {
   requestedById: 'requestedById',
   /** The kind of the flow that waits for the call (`sfn`, `durable`), when one does: never its token. */
   flow: 'flow',
+  /** The trace of the call that asked (JSON), when it had one: its resume continues it. */
+  trace: 'trace',
 } as const;
 
 /**
@@ -181,6 +224,8 @@ export const CALL_ATTRIBUTES = {
    */
   heldBy: 'heldBy',
   reply: 'reply',
+  /** A rate limit's count of calls in its window (an item of its own, `kind` `rate`). */
+  count: 'count',
 } as const;
 
 /**
@@ -211,6 +256,9 @@ export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
  * `TOOL_HANDLER_OWNER`).
  */
 export const HANDLER_OWNER = 'handler';
+
+/** The stack outputs of approvals inbox URLs end in this. */
+export const INBOX_URL_OUTPUT_SUFFIX = 'ApprovalsInboxUrl';
 
 /** The stack outputs of approvals API URLs end in this: the construct names them so, the CLI's `--stack` looks for it. */
 export const API_URL_OUTPUT_SUFFIX = 'ApprovalsApiUrl';
@@ -257,9 +305,64 @@ export interface ToolManifestEntry {
   /** The tool's input JSON Schema (zod 4's `z.toJSONSchema`, input side). */
   readonly inputSchema: { [key: string]: any };
 
+  /**
+   * The JSON Schema of the tool's result (its `output` schema, output side).
+   *
+   * @default - the tool declares no output schema
+   */
+  readonly outputSchema?: { [key: string]: any };
+
   /** Whether a call needs approval: `always`, `never`, or `depends` (a predicate over the args). */
   readonly approval: string;
 
   /** Whether the tool is read-only (never duplicate-suppressed). */
   readonly readOnly: boolean;
+}
+
+/**
+ * The type of the metadata entry in which a `ToolHandler` describes its parts in the cloud assembly
+ * (`manifest.json`, under the artifact's `metadata["/<stack>/<construct path>"]`), as
+ * `ToolHandlerParts`: what `cdk-tool-handler local` runs, found without guessing from construct
+ * paths or resource types.
+ */
+export const PARTS_METADATA_TYPE = 'cdk-tool-handler:parts';
+
+/**
+ * A `ToolHandler`'s parts, each by its logical id in the handler's stack; a part that the construct
+ * did not make, or made in another stack, is absent.
+ */
+export interface ToolHandlerParts {
+  /** The layout of this object; a reader refuses a version it does not know. */
+  readonly version: 1;
+  /** Whose approvals and calls these are (`TOOL_HANDLER_OWNER`). */
+  readonly owner: string;
+  /** The function that runs the tools. */
+  readonly handler: string;
+  /** The package's own functions (lambda/packaged-functions.ts), by role. */
+  readonly engine?: string;
+  readonly api?: string;
+  readonly expirer?: string;
+  /** The approvals table. */
+  readonly table?: string;
+  /** The queue the handler reads. */
+  readonly queue?: string;
+  /** The table's pipe that announces decided approvals on the resume bus. */
+  readonly resumePipe?: string;
+  /** The handler's rule on the resume bus, whose target is its queue. */
+  readonly resumeRule?: string;
+  /** The schedule that runs the expirer. */
+  readonly expirySchedule?: string;
+}
+
+/** The metadata type under which an `ApprovalsInbox` describes itself in the cloud assembly, as `InboxParts`. */
+export const INBOX_METADATA_TYPE = 'cdk-tool-handler:inbox';
+
+/** An `ApprovalsInbox`, as the local run reads it. */
+export interface InboxParts {
+  /** The layout of this object; a reader refuses a version it does not know. */
+  readonly version: 1;
+  /** Its function, by logical id in the inbox's stack. */
+  readonly function: string;
+  /** The owners of the handlers it serves. */
+  readonly owners: string[];
 }

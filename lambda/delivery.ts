@@ -11,6 +11,8 @@ import type { ReplyTo } from './flows/reply-to';
 import type { ToolHandlerError } from './errors';
 import type { MetricsSource } from './metrics/calls';
 import type { CallIdentity, Reply } from './reply';
+import type { ResultOffload } from './results';
+import type { Trace } from './trace';
 
 /** How one envelope was delivered: from where, for whom, and under which allowlist and deadline it runs. */
 export interface Delivery {
@@ -22,7 +24,15 @@ export interface Delivery {
   readonly messageId: string | undefined;
   /** Whom the call acts for, as the host proved it (never the args). @default - none: the host proves nothing */
   readonly caller?: Caller;
+  /** The trace its host carried (an SQS record's, a Gateway call's); the envelope's own `trace` wins. @default - none */
+  readonly trace?: Trace;
   readonly deadline: Deadline;
+  /** The most a result may take on this delivery's way back, UTF-8 bytes of JSON. @default RESULT_LIMITS.sync */
+  readonly resultLimit?: number;
+  /** Where results above its threshold go instead of the reply. @default - none: a result over the limit fails */
+  readonly results?: ResultOffload;
+  /** The executor's owner: the prefix of offloaded results. @default - none */
+  readonly owner?: string;
   /** When the delivery's source delivers it again should it fail. @default - never: leases end with the invocation */
   readonly redelivery?: Redelivery;
   /**
@@ -58,7 +68,7 @@ export interface Redelivery {
 }
 
 /** A call as the executor hands it to a protocol: its ids, its fingerprint, and whom it acts for. */
-export type PlainCall = Required<Pick<CallIdentity, 'tool' | 'runId' | 'callId' | 'fingerprint'>> & Pick<CallIdentity, 'caller'>;
+export type PlainCall = Required<Pick<CallIdentity, 'tool' | 'runId' | 'callId' | 'fingerprint'>> & Pick<CallIdentity, 'caller' | 'trace'>;
 
 /** How one envelope ended: what every step after the executor reads, up to the host's answer. */
 export type Outcome = Replied | Failed;
@@ -68,9 +78,9 @@ export interface Replied {
   readonly reply: Reply;
   /** The call the reply answers. */
   readonly identity: CallIdentity;
-  /** The reply was kept from an earlier delivery of the call, which ran it (§6a). @default false */
+  /** The reply was kept from an earlier delivery of the call, which ran it. @default false */
   readonly kept?: boolean;
-  /** A `pending_approval` reply's args: `Tool Approval Requested` events may carry them (§7); the reply never does. */
+  /** A `pending_approval` reply's args: `Tool Approval Requested` events may carry them; the reply never does. */
   readonly approvalArgs?: unknown;
 }
 
@@ -95,6 +105,8 @@ export interface CallEnded {
   readonly caller: Caller | undefined;
   /** Tools the delivery allowed; `undefined` allows the executor's. */
   readonly allowed: ReadonlySet<string> | undefined;
+  /** The trace its host carried, for a call that failed before its own was known. */
+  readonly trace: Trace | undefined;
   /** From the envelope's arrival to its outcome. */
   readonly durationMs: number;
   /** The envelope was a resume of a decided approval. */
@@ -106,7 +118,7 @@ export interface CallEnded {
 }
 
 /** What a call's end is told of its delivery. */
-export type EndedDelivery = Pick<Delivery, 'source' | 'messageId'> & Partial<Pick<Delivery, 'allowed' | 'caller' | 'finalAttempt'>>;
+export type EndedDelivery = Pick<Delivery, 'source' | 'messageId'> & Partial<Pick<Delivery, 'allowed' | 'caller' | 'finalAttempt' | 'trace'>>;
 
 /** What the envelope said of where its result goes, once it was read. */
 export interface EndedEnvelope {

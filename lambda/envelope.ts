@@ -4,6 +4,7 @@ import { deriveCallIds } from './ids';
 import { codePointLength, isJsonObject, jsonErrorPosition, JsonObject, nestsDeeperThan } from './json';
 import { TOOL_NAME_PATTERN } from './construct-contract';
 import { readReplyTo, replyToPayload, type ReplyTo } from './flows/reply-to';
+import { envelopeTrace, type Trace } from './trace';
 
 /** The largest envelope accepted, in bytes of UTF-8 JSON. */
 export const MAX_ENVELOPE_BYTES = 1 << 20;
@@ -24,6 +25,8 @@ export interface CallEnvelope {
   readonly approvalId?: undefined;
   /** The flow that waits for the result (a credential: docs/flows.md). @default - none */
   readonly replyTo?: ReplyTo;
+  /** The trace it continues (`trace` of the envelope), if it names a well-formed one. */
+  readonly trace?: Trace;
 }
 
 /** A resume of a decided approval. */
@@ -34,6 +37,7 @@ export interface ResumeEnvelope {
   readonly args?: undefined;
   readonly runId?: undefined;
   readonly callId?: undefined;
+  readonly trace?: undefined;
 }
 
 export type Envelope = CallEnvelope | ResumeEnvelope;
@@ -77,6 +81,8 @@ const callSchema = z.strictObject({
   call_id: idString('call_id').optional(),
   // Read by hand (readReplyTo): its messages never quote the token, and zod's unions cost the bundle.
   reply_to: z.unknown().optional(),
+  // Read leniently (envelopeTrace): a malformed trace is ignored, never an error.
+  trace: z.unknown().optional(),
 });
 
 const resumeSchema = z.strictObject({ approval_id: idString('approval_id') });
@@ -116,14 +122,16 @@ export function parseEnvelope(payload: unknown, options: ParseEnvelopeOptions = 
     runId: call.run_id ?? derived!.runId,
     callId: call.call_id ?? derived!.callId,
     ...(replyTo === undefined ? {} : { replyTo }),
+    trace: envelopeTrace(call.trace),
   };
 }
 
-/** The envelope as it travels (§2), which `parseEnvelope` reads back into the same envelope. */
+/** The envelope as it travels, which `parseEnvelope` reads back into the same envelope. */
 export function envelopePayload(envelope: Envelope): JsonObject {
   if (envelope.isResume) return { approval_id: envelope.approvalId };
   const payload: JsonObject = { tool: envelope.tool, args: envelope.args, run_id: envelope.runId, call_id: envelope.callId };
   if (envelope.replyTo) payload.reply_to = replyToPayload(envelope.replyTo);
+  if (envelope.trace) payload.trace = { traceparent: envelope.trace.traceparent, ...(envelope.trace.tracestate ? { tracestate: envelope.trace.tracestate } : {}) };
   return payload;
 }
 
@@ -212,7 +220,7 @@ function describeIssue(issue: z.core.$ZodIssue, object: JsonObject, kind: string
     if (DECISION_KEYS.has(key)) {
       return `unknown key \`${key}\`: a decision never travels in an envelope; approvers decide through the approvals API (or the approval store).`;
     }
-    const allowed = kind === 'a resume' ? '`approval_id` only' : '`tool`, `args`, `run_id`, `call_id`, `reply_to`';
+    const allowed = kind === 'a resume' ? '`approval_id` only' : '`tool`, `args`, `run_id`, `call_id`, `reply_to`, `trace`';
     return `key \`${key}\` is not allowed in ${kind} (allowed: ${allowed}).`;
   }
   if (issue.code === 'custom') return `${issue.message}.`;

@@ -75,6 +75,17 @@ export class ToolFailed extends AdapterError {
   }
 }
 
+/**
+ * The tool ran, and its result does not match its `output` schema: the message names the paths
+ * that failed and what they expected, never the values. Sending the call again runs the tool again.
+ */
+export class ToolOutputInvalid extends AdapterError {
+  override readonly name: string = 'ToolOutputInvalid';
+  constructor(message: string, options?: ToolHandlerErrorOptions) {
+    super(message, { ...options, retryable: false });
+  }
+}
+
 /** The deadline passed before the tool finished. */
 export class ToolTimeout extends AdapterError {
   override readonly name: string = 'ToolTimeout';
@@ -121,6 +132,20 @@ export class CallerRequired extends AdapterError {
   }
 }
 
+/**
+ * The call is over its tool's `rateLimit` for this window: it was not run, nor did it ask for
+ * approval. `retry_after_s` (whole seconds, at least 1) is when the window ends.
+ */
+export class RateLimited extends AdapterError {
+  override readonly name: string = 'RateLimited';
+  /** Seconds until the window ends and a call may be counted again. */
+  readonly retry_after_s: number;
+  constructor(message: string, retryAfterS: number, options?: ToolHandlerErrorOptions) {
+    super(message, { ...options, retryable: true });
+    this.retry_after_s = retryAfterS;
+  }
+}
+
 /** Wraps an unreachable or throttled store as a `StoreUnavailable`. */
 export function storeUnavailable(operation: string, cause: unknown): StoreUnavailable {
   const detail = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
@@ -135,8 +160,14 @@ export function asToolHandlerError(error: unknown): ToolHandlerError {
 }
 
 /** A tool that this handler does not have, or may not run. */
-export function toolNotAllowed(name: string): ToolNotFound {
-  return new ToolNotFound(`Tool ${name} is unknown to this handler or not in its allowlist.`);
+export function toolNotAllowed(name: string, known?: readonly string[]): ToolNotFound {
+  const runs = known === undefined ? '' : known.length === 0 ? ' It runs no tool.' : ` It runs: ${namesOf(known)}.`;
+  return new ToolNotFound(`Tool ${name} is unknown to this handler or not in its allowlist.${runs}`);
+}
+
+/** At most 20 names, then how many more: a handler of hundreds of tools still answers briefly. */
+function namesOf(names: readonly string[]): string {
+  return names.length <= 20 ? names.join(', ') : `${names.slice(0, 20).join(', ')} and ${names.length - 20} more`;
 }
 
 /** The ids of a call sent again with another tool or args. */

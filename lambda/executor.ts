@@ -1,7 +1,8 @@
 import { chooseStores, type ExecutorStoreOptions } from './default-stores';
 import type { Delivery, EnvelopeRouter, Outcome, PlainCall } from './delivery';
 import { envelopePayload, type Envelope } from './envelope';
-import { AdapterError, asToolHandlerError, CallerRequired, configError, toolNotAllowed } from './errors';
+import { admitCall, admitRate } from './admission';
+import { AdapterError, asToolHandlerError, configError, toolNotAllowed } from './errors';
 import { callFingerprint } from './ids';
 import { handleEnvelope, type HandleEnvelopeOptions } from './handle-envelope';
 import { requestApproval, resumeApproval } from './protocols/approval';
@@ -79,7 +80,7 @@ export class ToolExecutor implements EnvelopeRouter {
     // Named field by field: the envelope's reply_to is a credential, and an outcome's identity is logged.
     let identity: CallIdentity = envelope.isResume
       ? { approvalId: envelope.approvalId }
-      : { tool: envelope.tool, runId: envelope.runId, callId: envelope.callId, caller: delivery.caller };
+      : { tool: envelope.tool, runId: envelope.runId, callId: envelope.callId, caller: delivery.caller, trace: envelope.trace ?? delivery.trace };
     try {
       if (envelope.isResume) {
         const approvals = this.requireApprovals(`Resuming approval ${envelope.approvalId} needs an approval store`);
@@ -87,8 +88,8 @@ export class ToolExecutor implements EnvelopeRouter {
         return await resumeApproval(approvals, envelope.approvalId, scope, delivery);
       }
       const tool = this.tools.get(envelope.tool);
-      if (!tool || (delivery.allowed !== undefined && !delivery.allowed.has(tool.name))) throw toolNotAllowed(envelope.tool);
-      if (tool.requiresCaller && !delivery.caller?.verified) throw callerRequired(tool.name);
+      if (!tool || (delivery.allowed !== undefined && !delivery.allowed.has(tool.name))) throw toolNotAllowed(envelope.tool, this.runnable(delivery));
+      admitCall(tool, delivery);
       // Hashed once: the lease, the approval and the audit record all take it.
       const call: PlainCall = {
         tool: tool.name,
@@ -96,14 +97,16 @@ export class ToolExecutor implements EnvelopeRouter {
         callId: envelope.callId,
         fingerprint: callFingerprint(tool.name, envelope.args),
         caller: delivery.caller,
+        trace: envelope.trace ?? delivery.trace,
       };
       identity = call;
       const args = await tool.parseArgs(envelope.args);
+      if (tool.rateLimit) await admitRate(tool, call, this.calls);
       if (tool.needsApproval(args)) return await requestApproval(this.requireApprovals(`Tool ${tool.name} requires approval`), tool, envelope, call);
       // A read-only tool may run again harmlessly: no state store round trip at all.
       const calls = tool.readOnly ? undefined : this.calls;
       if (calls) return await runLeased(calls, tool, args, envelope, delivery, call);
-      return { ok: true, reply: await runCall(tool, args, envelope, delivery), identity: call };
+      return { ok: true, reply: await runCall(tool, args, call, delivery), identity: call };
     } catch (error) {
       return { ok: false, error: asToolHandlerError(error), identity };
     }
@@ -114,6 +117,12 @@ export class ToolExecutor implements EnvelopeRouter {
     return new Set([...allowed].filter((name) => this.tools.has(name)));
   }
 
+  /** The tools a delivery may run, for the error that names them. */
+  private runnable(delivery: Delivery): string[] {
+    const names = [...this.tools.keys()];
+    return delivery.allowed === undefined ? names : names.filter((name) => delivery.allowed!.has(name));
+  }
+
   private requireApprovals(what: string): HandlerApprovalStore {
     if (this.approvals) return this.approvals;
     throw new AdapterError(
@@ -121,11 +130,4 @@ export class ToolExecutor implements EnvelopeRouter {
       { retryable: false },
     );
   }
-}
-
-function callerRequired(tool: string): CallerRequired {
-  return new CallerRequired(
-    `Tool ${tool} acts only for a verified caller, and this call proves none: send it through a host that proves its caller ` +
-      '(an SQS message, or an AgentCore Gateway with caller identity).',
-  );
 }

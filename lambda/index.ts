@@ -1,5 +1,5 @@
 export { tool } from './tool';
-export type { ApprovalMode, Tool, ToolContext, ToolOptions } from './tool';
+export type { ApprovalMode, RateLimit, Tool, ToolContext, ToolOptions } from './tool';
 export type { Caller, CallerClaim } from './caller';
 export { TOOL_MANIFEST } from './manifest';
 export type { ToolManifestEntry } from './manifest';
@@ -20,11 +20,13 @@ export {
   AdapterError,
   ApprovalDenied,
   ToolFailed,
+  ToolOutputInvalid,
   ToolTimeout,
   CallInProgress,
   StoreUnavailable,
   StoreMisconfigured,
   CallerRequired,
+  RateLimited,
 } from './errors';
 export type { Reply, OkReply, PendingApprovalReply, AlreadyDoneReply, ErrorReply } from './reply';
 export { EventBridgeReplyPublisher, REPLY_DETAIL_TYPES } from './reply-bus';

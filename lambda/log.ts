@@ -22,7 +22,7 @@ export interface CallLogFields extends AuditFields {
   readonly error?: { readonly type: string; readonly message: string; readonly retryable: boolean };
 }
 
-/** A call's line (§6), its metrics (§14) embedded. */
+/** A call's line, its metrics embedded. */
 export function logCall(fields: CallLogFields, metrics: EmbeddedMetrics): void {
   writeEmbedded(fields.error ? 'ERROR' : 'INFO', 'tool call', fields, metrics);
 }

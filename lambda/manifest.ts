@@ -16,26 +16,42 @@ export const TOOL_MANIFEST = Symbol.for(TOOL_MANIFEST_SYMBOL_KEY);
  * it is described as any JSON object.
  */
 export function inputJsonSchema(input: $ZodType | undefined): JsonObject {
-  const method = (input as { toJSONSchema?: (params: object) => unknown } | undefined)?.toJSONSchema;
-  if (!input || typeof method !== 'function') return { type: 'object' };
-  return method.call(input, { io: 'input', unrepresentable: 'any' }) as JsonObject;
+  return jsonSchemaOf(input, 'input') ?? { type: 'object' };
+}
+
+/**
+ * A tool's output schema as JSON Schema, the same way (`io: 'output'`: what the result parses to);
+ * `undefined` without one, or for a `zod/mini` schema, which cannot say.
+ */
+export function outputJsonSchema(output: $ZodType | undefined): JsonObject | undefined {
+  return jsonSchemaOf(output, 'output');
+}
+
+function jsonSchemaOf(schema: $ZodType | undefined, io: 'input' | 'output'): JsonObject | undefined {
+  const method = (schema as { toJSONSchema?: (params: object) => unknown } | undefined)?.toJSONSchema;
+  if (!schema || typeof method !== 'function') return undefined;
+  return method.call(schema, { io, unrepresentable: 'any' }) as JsonObject;
 }
 
 export function toolManifest(tools: readonly Tool<any>[]): ToolManifestEntry[] {
-  return tools.map((t) => ({
-    name: t.name,
-    ...(t.description === undefined ? {} : { description: t.description }),
-    inputSchema: schemaOf(t),
-    approval: t.approvalMode,
-    readOnly: t.readOnly,
-  }));
+  return tools.map((t) => {
+    const outputSchema = schemaOf(t, 'output', () => outputJsonSchema(t.output));
+    return {
+      name: t.name,
+      ...(t.description === undefined ? {} : { description: t.description }),
+      inputSchema: schemaOf(t, 'input', () => inputJsonSchema(t.input)),
+      ...(outputSchema === undefined ? {} : { outputSchema }),
+      approval: t.approvalMode,
+      readOnly: t.readOnly,
+    };
+  });
 }
 
-function schemaOf(t: Tool<any>): JsonObject {
+function schemaOf<T>(t: Tool<any>, option: string, convert: () => T): T {
   try {
-    return inputJsonSchema(t.input);
+    return convert();
   } catch (error) {
-    throw configError(`tool ${t.name} \`input\` has no JSON Schema form: ${(error as Error).message}`);
+    throw configError(`tool ${t.name} \`${option}\` has no JSON Schema form: ${(error as Error).message}`);
   }
 }
 

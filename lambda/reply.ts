@@ -1,17 +1,23 @@
 import type { Caller } from './caller';
 import { ToolHandlerError } from './errors';
+import type { ResultRef } from './results';
+import type { Trace } from './trace';
 
 /** Keys every reply carries. */
 interface ReplyBase {
   readonly tool: string;
   readonly run_id: string;
   readonly call_id: string;
+  /** The trace id of the trace the call continued, when it had one. */
+  readonly trace_id?: string;
 }
 
 export interface OkReply extends ReplyBase {
   readonly status: 'ok';
-  /** The tool's return value, JSON round-tripped (`undefined` becomes `null`). */
-  readonly result: unknown;
+  /** The tool's return value, JSON round-tripped (`undefined` becomes `null`); absent when offloaded. */
+  readonly result?: unknown;
+  /** Where an offloaded result is (`resultOffload`), instead of `result`. */
+  readonly result_ref?: ResultRef;
   /** Set when the tool ran on the resume of an approval. */
   readonly approval_id?: string;
 }
@@ -21,6 +27,8 @@ export interface PendingApprovalReply extends ReplyBase {
   readonly approval_id: string;
   /** Until when a decision may come (ISO 8601); then the approval expires. */
   readonly expires_at: string;
+  /** Where a person decides it: its page in the approvals inbox, when an inbox serves the handler. */
+  readonly inbox_url?: string;
 }
 
 /**
@@ -34,6 +42,8 @@ export interface AlreadyDoneReply extends ReplyBase {
   readonly approval_id?: string;
   /** Present once the claiming run finished and its result was kept. */
   readonly result?: unknown;
+  /** Where an offloaded result is, instead of `result`. */
+  readonly result_ref?: ResultRef;
 }
 
 /** What a call returns. */
@@ -46,7 +56,14 @@ export interface ErrorReply {
   readonly run_id: string | null;
   readonly call_id: string | null;
   readonly approval_id?: string;
-  readonly error: { readonly type: string; readonly message: string; readonly retryable: boolean };
+  readonly trace_id?: string;
+  readonly error: {
+    readonly type: string;
+    readonly message: string;
+    readonly retryable: boolean;
+    /** A `RateLimited` error's: seconds until a call may be counted again. */
+    readonly retry_after_s?: number;
+  };
 }
 
 /** What is known of a call (all of it once it replied; less when it failed early), to log it and address its replies. */
@@ -61,6 +78,8 @@ export interface CallIdentity {
   readonly caller?: Caller;
   /** On a resume: a flow waits for the call (its approval says so), and the resume completes it. */
   readonly flow?: boolean;
+  /** The trace it continues: the envelope's or its host's, or on a resume the asking call's. */
+  readonly trace?: Trace;
 }
 
 export function errorReply(error: ToolHandlerError, identity: CallIdentity): ErrorReply {
@@ -70,6 +89,14 @@ export function errorReply(error: ToolHandlerError, identity: CallIdentity): Err
     run_id: identity.runId ?? null,
     call_id: identity.callId ?? null,
     ...(identity.approvalId === undefined ? {} : { approval_id: identity.approvalId }),
-    error: { type: error.name, message: error.message, retryable: error.retryable },
+    ...(identity.trace === undefined ? {} : { trace_id: identity.trace.traceId }),
+    error: errorFields(error),
   };
+}
+
+/** An error as replies carry it: with `retry_after_s` when it has one (`RateLimited`). */
+export function errorFields(error: ToolHandlerError): ErrorReply['error'] {
+  const retryAfter = (error as { retry_after_s?: number }).retry_after_s;
+  if (retryAfter === undefined) return { type: error.name, message: error.message, retryable: error.retryable };
+  return { type: error.name, message: error.message, retryable: error.retryable, retry_after_s: retryAfter };
 }

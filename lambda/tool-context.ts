@@ -6,6 +6,7 @@
 import type { Caller } from './caller';
 import type { Delivery } from './delivery';
 import type { ToolContext } from './tool';
+import type { Trace } from './trace';
 
 /** The call a run answers: its ids, and whom it acts for (a resume: the caller of the call that asked). */
 export interface ToolCall {
@@ -14,9 +15,18 @@ export interface ToolCall {
   /** Set when the tool runs on the resume of an approval. */
   readonly approvalId?: string;
   readonly caller?: Caller;
+  /** The trace it continues. */
+  readonly trace?: Trace;
 }
 
 export function toolContext(call: ToolCall, delivery: Pick<Delivery, 'source' | 'deadline'>): ToolContext {
+  const context = toolContextOf(call, delivery);
+  // Added after the literal: a call without a trace builds the context exactly as before.
+  if (call.trace !== undefined) (context as { trace?: Trace }).trace = call.trace;
+  return context;
+}
+
+function toolContextOf(call: ToolCall, delivery: Pick<Delivery, 'source' | 'deadline'>): ToolContext {
   return {
     runId: call.runId,
     callId: call.callId,

@@ -14,6 +14,8 @@ import { replyBusTarget } from './results/reply-bus-target';
 import { flowTarget } from './results/flow-target';
 import { flowsOf, type FlowStore } from './stores/types';
 import type { ResultTarget } from './results/targets';
+import type { ResultOffload } from './results';
+import { S3ResultOffload } from './results-s3';
 import type { Tool } from './tool';
 
 export interface ToolHandlerOptions {
@@ -35,6 +37,11 @@ export interface ToolHandlerOptions {
    * @default the flow store of the executor's call store (the table), else none
    */
   readonly flows?: FlowStore | false;
+  /**
+   * Where results too big for their way back go; `false` turns it off.
+   * @default the S3 bucket named by TOOL_HANDLER_RESULT_BUCKET (what `resultOffload` sets), else none
+   */
+  readonly resultOffload?: ResultOffload | false;
 }
 
 /** What the handler returns: its host's answer (a batch response for SQS, the reply or Gateway reply otherwise). */
@@ -45,6 +52,8 @@ export type ToolLambdaHandler = (event: unknown, context?: Partial<Context>) => 
 const DEFAULT_TIMEOUT_S = 60;
 const DEFAULT_MARGIN_S = 1;
 const DEFAULT_CONCURRENCY = 10;
+/** `resultOffloadThreshold`'s default: 256 KB, what every way back carries. */
+const DEFAULT_OFFLOAD_THRESHOLD = 256 * 1024;
 
 /**
  * Builds the Lambda handler. The environment is read once, here: a value that does not parse
@@ -115,7 +124,22 @@ function resolveSettings(executor: ToolExecutor, options: ToolHandlerOptions): H
       proofKey: process.env[ENV.callerKey]?.trim() || undefined,
       bedrockAttribute: process.env[ENV.bedrockCallerAttribute]?.trim() || undefined,
     },
+    offload: options.resultOffload === false ? undefined : (options.resultOffload ?? envResultOffload()),
   };
+}
+
+/** The offload bucket of the environment (`resultOffload` on the construct). */
+function envResultOffload(): ResultOffload | undefined {
+  // The construct's bundling defines this "false" for a handler without `resultOffload`: the
+  // bundle then carries none of the offload code (OFFLOAD_BUNDLED; spelled out, as esbuild's define matches it).
+  if (process.env.TOOL_HANDLER_RESULT_OFFLOAD === 'false') return undefined;
+  const bucket = process.env[ENV.resultBucket]?.trim();
+  if (!bucket) return undefined;
+  const threshold = Number(process.env[ENV.resultThresholdBytes] ?? DEFAULT_OFFLOAD_THRESHOLD);
+  const expiryDays = Number(process.env[ENV.resultExpiryDays] ?? 7);
+  if (!Number.isInteger(threshold) || threshold < 1) throw configError(`${ENV.resultThresholdBytes} must be a whole number of bytes of at least 1.`);
+  if (!Number.isInteger(expiryDays) || expiryDays < 1) throw configError(`${ENV.resultExpiryDays} must be a whole number of days of at least 1.`);
+  return new S3ResultOffload({ bucket, threshold, expiryDays });
 }
 
 function stricter(pick: (...values: number[]) => number, fallback: number, values: Array<number | undefined>): number {

@@ -1,9 +1,10 @@
 // Structural: any zod 4 schema (classic `zod` or `zod/mini`, 4.0 and up) is a `$ZodType`. The types
 // resolve against the user's own zod (the package ships none), and `z.toJSONSchema` takes the same type.
-import { safeParseAsync, type $ZodType, type output as Output } from 'zod/v4/core';
+import { safeParseAsync, type $ZodType, type input as Input, type output as Output } from 'zod/v4/core';
 import { TOOL_NAME_PATTERN } from './construct-contract';
-import { configError, ToolUsageError } from './errors';
+import { configError, ToolOutputInvalid, ToolUsageError } from './errors';
 import type { Caller } from './caller';
+import type { Trace } from './trace';
 import type { JsonObject } from './json';
 
 /** What a tool's `run` gets besides its args (made in tool-context.ts). */
@@ -17,6 +18,12 @@ export interface ToolContext {
    * On a resume, the caller of the call that asked. Undefined when the host proves nothing.
    */
   readonly caller?: Caller;
+  /**
+   * The trace the call continues (W3C `traceparent` and `tracestate`, from the envelope's `trace`,
+   * an MCP call's `_meta` or an SQS record's `AWSTraceHeader`): pass it on to what the tool calls.
+   * On a resume, the asking call's. Undefined when the call carried none.
+   */
+  readonly trace?: Trace;
   /** Where the call came from: `sqs:<arn>`, `events:<source>`, `lambda` or `direct`. */
   readonly source: string;
   /** Aborts at the deadline; a long-running tool should stop when it does. */
@@ -25,7 +32,20 @@ export interface ToolContext {
   readonly deadline: number;
 }
 
-export interface ToolOptions<Schema extends $ZodType = $ZodType<JsonObject>> {
+/** How often a tool may be called: at most `limit` calls per fixed window of `window` seconds. */
+export interface RateLimit {
+  /** Calls allowed per window: a whole number of at least 1. */
+  readonly limit: number;
+  /** The window's length in seconds: a whole number of at least 1. */
+  readonly window: number;
+  /**
+   * What is counted: each caller's calls apart (`caller`; calls without a caller share one count),
+   * or every call of the tool together (`tool`). @default 'caller'
+   */
+  readonly by?: 'caller' | 'tool';
+}
+
+export interface ToolOptions<Schema extends $ZodType = $ZodType<JsonObject>, Result extends $ZodType = $ZodType> {
   /** 1 to 128 characters of `A-Z a-z 0-9 _ . -`. */
   readonly name: string;
   readonly description?: string;
@@ -43,8 +63,20 @@ export interface ToolOptions<Schema extends $ZodType = $ZodType<JsonObject>> {
    * refused with `CallerRequired` before it runs or asks for approval. @default false
    */
   readonly requiresCaller?: boolean;
+  /**
+   * At most `limit` calls per `window` seconds, per caller (`by: 'caller'`, the default) or for the
+   * tool as a whole (`by: 'tool'`), counted in the state store before the tool runs or asks for
+   * approval; a call over it is refused with `RateLimited` (`retry_after_s`). @default - no limit
+   */
+  readonly rateLimit?: RateLimit;
+  /**
+   * The result's schema: a zod 4 schema the return value is checked against after the run (what
+   * it parses to is the reply's `result`); a mismatch is `ToolOutputInvalid`. MCP clients see it as
+   * the tool's `outputSchema`. @default any JSON value, unchecked
+   */
+  readonly output?: Result;
   /** Runs the tool; the return value (JSON) is the reply's `result`. */
-  readonly run: (args: Output<Schema>, context: ToolContext) => unknown;
+  readonly run: (args: Output<Schema>, context: ToolContext) => Input<Result> | Promise<Input<Result>>;
 }
 
 /** Whether a tool's calls need approval: always, never, or depending on the args. */
@@ -61,6 +93,15 @@ export interface Tool<Args = unknown> {
   readonly readOnly: boolean;
   /** Runs only for a verified caller. */
   readonly requiresCaller: boolean;
+  /** The result's schema, if it has one. */
+  readonly output?: $ZodType;
+  /** Its rate limit, with `by` filled in; absent without one. */
+  readonly rateLimit?: Required<RateLimit>;
+  /**
+   * Checks a run's JSON result against `output` and gives what it parses to; throws
+   * `ToolOutputInvalid` naming the failing path. Absent without `output`: nothing to check.
+   */
+  readonly parseResult?: (result: unknown) => Promise<unknown>;
   /** Validates a call's args against `input`; throws `ToolUsageError` naming the failing path. */
   parseArgs(args: JsonObject): Args | Promise<Args>;
   needsApproval(args: Args): boolean;
@@ -88,8 +129,8 @@ export interface Tool<Args = unknown> {
  * });
  * console.log(add.name, refund.needsApproval({ orderId: 'o1', amount: 500 })); // add true
  */
-export function tool<Schema extends $ZodType = $ZodType<JsonObject>>(
-  options: ToolOptions<Schema>,
+export function tool<Schema extends $ZodType = $ZodType<JsonObject>, Result extends $ZodType = $ZodType>(
+  options: ToolOptions<Schema, Result>,
 ): Tool<Output<Schema>> {
   if (typeof options.name !== 'string' || !TOOL_NAME_PATTERN.test(options.name)) {
     throw configError(`tool \`name\` must be 1 to 128 characters of A-Z a-z 0-9 _ . -, got: ${JSON.stringify(options.name)}.`);
@@ -97,7 +138,10 @@ export function tool<Schema extends $ZodType = $ZodType<JsonObject>>(
   if (typeof options.run !== 'function') {
     throw configError(`tool ${options.name} \`run\` must be a function, got: ${typeof options.run}.`);
   }
-  const { name, input, requiresApproval = false, readOnly = false, requiresCaller = false } = options;
+  const { name, input, output, requiresApproval = false, readOnly = false, requiresCaller = false } = options;
+  if (output !== undefined && !isZodSchema(output)) {
+    throw configError(`tool ${name} \`output\` must be a zod 4 schema, got: ${output === null ? 'null' : typeof output}.`);
+  }
   if (typeof readOnly !== 'boolean') {
     throw configError(`tool ${name} \`readOnly\` must be a boolean, got: ${typeof readOnly}.`);
   }
@@ -117,6 +161,9 @@ export function tool<Schema extends $ZodType = $ZodType<JsonObject>>(
     approvalMode: typeof requiresApproval === 'function' ? 'depends' : requiresApproval ? 'always' : 'never',
     readOnly,
     requiresCaller,
+    output,
+    rateLimit: options.rateLimit === undefined ? undefined : checkRateLimit(name, options.rateLimit),
+    parseResult: output ? (result) => parseResultWith(output, name, result) : undefined,
     parseArgs: input ? (args) => parseWith(input, name, args) : (args) => args as Output<Schema>,
     needsApproval: typeof requiresApproval === 'function' ? (args) => requiresApproval(args) === true : () => requiresApproval,
     run: options.run,
@@ -126,21 +173,54 @@ export function tool<Schema extends $ZodType = $ZodType<JsonObject>>(
 type SafeParseResult<T> = Awaited<ReturnType<typeof safeParseAsync<$ZodType<T>>>>;
 
 async function parseWith<Schema extends $ZodType>(schema: Schema, toolName: string, args: JsonObject): Promise<Output<Schema>> {
+  const result = await safeParse(schema, args);
+  if (result.success) return result.data;
+  throw new ToolUsageError(`Invalid args for tool ${toolName}: ${problemsOf(result, 'args')}.`, { cause: result.error });
+}
+
+/** The result, checked; the message names paths and what was expected, never the value that came. */
+async function parseResultWith(schema: $ZodType, toolName: string, result: unknown): Promise<unknown> {
+  const parsed = await safeParse(schema, result);
+  if (parsed.success) return parsed.data;
+  throw new ToolOutputInvalid(
+    `Tool ${toolName} returned a result that does not match its \`output\` schema: ${problemsOf(parsed, 'result')}; ` +
+      'fix the tool or its schema.',
+  );
+}
+
+function safeParse<Schema extends $ZodType>(schema: Schema, data: unknown): Promise<SafeParseResult<Output<Schema>>> {
   // Async even for sync schemas: a sync attempt would start an async refinement and then run it again.
   // The schema's own method where it has one (classic and mini do), so that the error is its flavour's.
   const own = (schema as { safeParseAsync?: (data: unknown) => Promise<SafeParseResult<Output<Schema>>> }).safeParseAsync;
-  const result = typeof own === 'function' ? await own.call(schema, args) : await safeParseAsync(schema, args);
-  return unwrap(result, toolName);
+  return typeof own === 'function' ? own.call(schema, data) : safeParseAsync(schema, data);
 }
 
-function unwrap<T>(result: SafeParseResult<T>, toolName: string): T {
-  if (result.success) return result.data;
-  const problems = result.error.issues.slice(0, 5).map((issue) => `\`${argsPath(issue.path)}\`: ${issue.message}`);
-  throw new ToolUsageError(`Invalid args for tool ${toolName}: ${problems.join('; ')}.`, { cause: result.error });
+function problemsOf(result: Extract<SafeParseResult<unknown>, { success: false }>, root: string): string {
+  return result.error.issues
+    .slice(0, 5)
+    .map((issue) => `\`${pathOf(root, issue.path)}\`: ${issue.message}`)
+    .join('; ');
 }
 
-function argsPath(path: readonly PropertyKey[]): string {
-  let text = 'args';
+function checkRateLimit(name: string, rateLimit: RateLimit): Required<RateLimit> {
+  const { limit, window, by = 'caller' } = rateLimit ?? ({} as RateLimit);
+  for (const [key, value] of [['limit', limit], ['window', window]] as const) {
+    if (!Number.isInteger(value) || value < 1) {
+      throw configError(`tool ${name} \`rateLimit.${key}\` must be a whole number of at least 1, got: ${String(value)}.`);
+    }
+  }
+  if (by !== 'caller' && by !== 'tool') {
+    throw configError(`tool ${name} \`rateLimit.by\` must be 'caller' or 'tool', got: ${JSON.stringify(by)}.`);
+  }
+  return { limit, window, by };
+}
+
+function isZodSchema(value: unknown): value is $ZodType {
+  return typeof value === 'object' && value !== null && '_zod' in value;
+}
+
+function pathOf(root: string, path: readonly PropertyKey[]): string {
+  let text = root;
   for (const segment of path) text += typeof segment === 'number' ? `[${segment}]` : `.${String(segment)}`;
   return text;
 }

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Size } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -8,9 +8,10 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { AuditArchiveOptions } from './audit/audit-archive-options';
-import { ToolEventSourceOptions } from './hosts/event-source-options';
-import { ToolHandlerAlarm } from './operations/tool-handler-alarm';
+import { AuditArchiveOptions } from './options/audit-archive-options';
+import { ResultOffloadOptions } from './options/result-offload-options';
+import { ToolEventSourceOptions } from './options/event-source-options';
+import { ToolHandlerAlarm } from './options/tool-handler-alarm';
 
 /**
  * Properties of a `ToolHandler`.
@@ -35,9 +36,21 @@ export interface ToolHandlerProps {
    * The allowlist: names of the tools the function may run (set as `TOOL_HANDLER_TOOLS`). Each is 1
    * to 128 characters of `A-Z a-z 0-9 _ . -`, at least one, no name twice. A tool the module defines
    * but the list leaves out is refused (`ToolNotFound`), on calls and on approval resumes alike. A
-   * name the module does not define is an error at synth.
+   * name the module does not define is an error at synth. Required (or, until it is removed, its
+   * old name `tools`).
+   *
+   * @default - none: a synth error asks for it
    */
-  readonly tools: string[];
+  readonly allowedTools?: string[];
+
+  /**
+   * The allowlist's old name.
+   *
+   * @deprecated use `allowedTools`: `tools` named both this list of names and, in the runtime, the
+   * Tool objects of a module.
+   * @default - `allowedTools`
+   */
+  readonly tools?: string[];
 
   /**
    * The tool budget per invocation: no tool runs longer than this (whole seconds).
@@ -289,7 +302,7 @@ export interface ToolHandlerProps {
   readonly logRetention?: logs.RetentionDays;
 
   /**
-   * How long the audit records are kept in CloudWatch Logs (README, "Audit records"): the retention
+   * How long the audit records are kept in CloudWatch Logs (docs/operations.md, "Audit records"): the retention
    * of the log groups of the functions that write them, the handler (one record per call), the
    * approvals API (one per decision) and the expirer (one per expiry). A log group has one
    * retention, so each of these gets the longer of `logRetention` and `auditRetention`: a shorter
@@ -301,7 +314,7 @@ export interface ToolHandlerProps {
   readonly auditRetention?: logs.RetentionDays;
 
   /**
-   * Ship the audit records of every function that writes them to S3 (README, "Audit records"): a
+   * Ship the audit records of every function that writes them to S3 (docs/operations.md, "Audit records"): a
    * CloudWatch Logs subscription filter (`{ $.record = "audit" }`) on each of their log groups,
    * through Amazon Data Firehose, into `bucket` (or a created one), one record per line under
    * `audit/<owner>/yyyy/MM/dd/`. The bucket is `auditArchiveBucket`.
@@ -309,6 +322,25 @@ export interface ToolHandlerProps {
    * @default - no archive: the records stay in CloudWatch Logs for their retention
    */
   readonly auditArchive?: AuditArchiveOptions;
+
+  /**
+   * Results too big for their way back travel by reference (docs/tool-contract.md): a result above
+   * `resultOffloadThreshold` (256 KiB by default) is written to S3 under the owner's prefix and the
+   * reply carries `result_ref: { uri, bytes, sha256, expires_at }` instead of `result`; Gateway and
+   * Bedrock Agents replies add a presigned GET URL. The bucket is `resultBucket`; read one owner's
+   * results with `grantReadResults`.
+   *
+   * @default - no offload: a result over its way back's limit (6 MB for a synchronous invoke, 1 MB
+   * for SQS and EventBridge calls) fails as `ToolFailed`, saying so
+   */
+  readonly resultOffload?: ResultOffloadOptions;
+
+  /**
+   * With `resultOffload`, results above this size (UTF-8 bytes of JSON) are offloaded; 1 byte to 6 MiB.
+   *
+   * @default Size.kibibytes(256): what every way back carries
+   */
+  readonly resultOffloadThreshold?: Size;
 
   /**
    * X-Ray tracing of the function.
@@ -335,7 +367,7 @@ export interface ToolHandlerProps {
   readonly maxEventAge?: Duration;
 
   /**
-   * The CloudWatch namespace of the handler's metrics (README, "Operations": `Calls`, `Failed`,
+   * The CloudWatch namespace of the handler's metrics (docs/operations.md: `Calls`, `Failed`,
    * `Duration`, the approvals' figures), set as `TOOL_HANDLER_METRICS_NAMESPACE` on every function.
    * 1 to 255 printable ASCII characters, not starting with `:` or `AWS/`.
    *
@@ -344,7 +376,7 @@ export interface ToolHandlerProps {
   readonly metricsNamespace?: string;
 
   /**
-   * Create the alarms that each ask a person to act (README, "Operations"): messages in a
+   * Create the alarms that each ask a person to act (docs/operations.md): messages in a
    * dead-letter queue, calls waiting on the queue, failing calls, throttles, a failing or stopped
    * expirer, an approval about to expire undecided. `false` creates none: build your own from the
    * `metric...()` methods then.
@@ -425,7 +457,7 @@ export interface ToolHandlerProps {
   readonly pendingApprovalAgeAlarmThreshold?: Duration;
 
   /**
-   * Create a CloudWatch dashboard for the handler (README, "Operations"): calls, failures and
+   * Create a CloudWatch dashboard for the handler (docs/operations.md): calls, failures and
    * duration per tool, the approvals' figures, the queues and a table of the latest failures.
    *
    * @default false

@@ -16,21 +16,23 @@ import { Construct } from 'constructs';
 import { acknowledgeRoleFindings } from './permissions/acknowledgements';
 import { approvalsTableFor } from './approvals/approvals-table';
 import { AuditArchive } from './audit/audit-archive';
+import { ResultOffload } from './results/result-offload';
+import { fail } from './errors';
 import { logRetentionOf } from './audit/audit-retention';
 import { ApprovalsService } from './approvals/approvals-service';
 import { resumeDecisions } from './approvals/auto-resume';
 import { addBedrockActionGroup, bedrockFunctionSchema } from './hosts/bedrock-agent';
-import { AddToBedrockAgentOptions } from './hosts/bedrock-agent-options';
-import { ToolEventSourceOptions } from './hosts/event-source-options';
+import { AddToBedrockAgentOptions } from './options/bedrock-agent-options';
+import { ToolEventSourceOptions } from './options/event-source-options';
 import { addQueueSource, checkedEventSource, EventSourceRules } from './hosts/event-sources';
 import { ExpirySchedule } from './approvals/expiry';
-import { AddToGatewayOptions } from './hosts/gateway-options';
+import { AddToGatewayOptions } from './options/gateway-options';
 import { createGatewayTarget } from './hosts/gateway-target';
 import { createHandlerFunction } from './bundling/handler-function';
 import { createInvokeTask, FINAL_TOOL_ERRORS, RETRYABLE_TOOL_ERRORS } from './hosts/invoke-task';
-import { ToolInvokeTaskProps } from './hosts/invoke-task-props';
+import { ToolInvokeTaskProps } from './options/invoke-task-props';
 import { allowDurableCallbacks, allowTaskResponses, createWaitForResult, expressWaiters } from './hosts/flows';
-import { WaitForResultProps } from './hosts/wait-for-result-props';
+import { WaitForResultProps } from './options/wait-for-result-props';
 import { notifyApprovers } from './approvals/notifications';
 import { addOperations, HandlerMetrics, operationsSettings } from './operations';
 import { grantInvokeHandler, grantReadApprovals, handlerStatements } from './permissions';
@@ -39,10 +41,12 @@ import { toolQueuesFor } from './hosts/queues';
 import { readToolManifest } from './bundling/read-tool-manifest';
 import { publishReplies } from './replies/reply-bus';
 import { replyEventSource } from '../lambda/construct-contract';
+import { allowlistOf } from './allowlist';
 import { IToolHandler } from './tool-handler-ref';
 import { ToolHandlerProps } from './tool-handler-props';
 import type { ToolManifestEntry } from '../lambda/construct-contract';
 import { checkedSettings, isFifo, Settings } from './validation';
+import { describeParts } from './parts-metadata';
 
 /**
  * Runs AI-agent tool calls on AWS Lambda: a NodejsFunction over your tools module, fed by an SQS
@@ -52,7 +56,7 @@ import { checkedSettings, isFifo, Settings } from './validation';
  * @example
  * const tools = new ToolHandler(this, 'Tools', {
  *   entry: path.join(__dirname, 'tools.ts'),
- *   tools: ['add', 'refund'],
+ *   allowedTools: ['add', 'refund'],
  *   timeout: Duration.seconds(30),
  * });
  * tools.grantSendToolCalls(agentRole);
@@ -145,7 +149,7 @@ export class ToolHandler extends Construct implements IToolHandler {
   public readonly toolManifest?: ToolManifestEntry[];
 
   /**
-   * The alarms that ask a person to act (README, "Operations"), each named for what to do.
+   * The alarms that ask a person to act (docs/operations.md), each named for what to do.
    *
    * @default - none when `alarms` is false
    */
@@ -159,7 +163,7 @@ export class ToolHandler extends Construct implements IToolHandler {
   public readonly dashboard?: cloudwatch.Dashboard;
 
   /**
-   * The log groups that hold the audit records (README, "Audit records"): the handler function's
+   * The log groups that hold the audit records (docs/operations.md, "Audit records"): the handler function's
    * (one per call), the approvals API's (one per decision) and the expirer's (one per expiry), in
    * that order. Their retention is the longer of `logRetention` and `auditRetention`.
    */
@@ -171,6 +175,15 @@ export class ToolHandler extends Construct implements IToolHandler {
    * @default - undefined when `auditArchive` is not set
    */
   public readonly auditArchiveBucket?: s3.IBucket;
+
+  /**
+   * The bucket of offloaded results: the given `resultOffload.bucket`, or the one created.
+   *
+   * @default - undefined when `resultOffload` is not set
+   */
+  public readonly resultBucket?: s3.IBucket;
+
+  private readonly resultOffload?: ResultOffload;
 
   private readonly manifestTools?: ToolManifestEntry[];
   private readonly metrics: HandlerMetrics;
@@ -203,7 +216,7 @@ export class ToolHandler extends Construct implements IToolHandler {
     this.replyEventSource = replyEventSource(owner);
 
     const approvals = new ApprovalsService(this, 'Approvals', { ...props, table, owner, settings, removalPolicy });
-    new ExpirySchedule(this, 'Expiry', { expirer: approvals.expirer, replyBus: props.replyBus, owner });
+    const expiry = new ExpirySchedule(this, 'Expiry', { expirer: approvals.expirer, replyBus: props.replyBus, owner });
     this.approvalsEngine = approvals.engine;
     this.approvalsApi = approvals.api;
     this.approvalsApiUrl = approvals.apiUrl.url;
@@ -228,6 +241,17 @@ export class ToolHandler extends Construct implements IToolHandler {
     const key = this.tableKey();
     for (const user of [fn, ...approvals.functions]) key?.grantEncryptDecrypt(user);
     if (props.replyBus) publishReplies(this, fn, props.replyBus, owner);
+    if (props.resultOffload) {
+      this.resultOffload = new ResultOffload(this, 'ResultOffload', {
+        ...props.resultOffload,
+        threshold: props.resultOffloadThreshold,
+        owner,
+        handler: fn,
+      });
+      this.resultBucket = this.resultOffload.bucket;
+    } else if (props.resultOffloadThreshold) {
+      fail('`resultOffloadThreshold` needs `resultOffload`: set `resultOffload: {}` to offload results to a bucket the construct makes.', this);
+    }
 
     this.auditLogGroups = [fn.logGroup, approvals.api.logGroup, approvals.expirer.logGroup];
     if (props.auditArchive) {
@@ -256,10 +280,15 @@ export class ToolHandler extends Construct implements IToolHandler {
     (props.eventSources ?? []).forEach((source, i) => this.eventSources.addChecked(`EventSource${i}`, source, eventPatterns[i]));
 
     ({ metrics: this.metrics, alarms: this.alarms, dashboard: this.dashboard } = addOperations(this, operations, {
-      owner, tools: props.tools, handler: fn, approvalFunctions: approvals.functions, expirer: approvals.expirer,
+      owner, tools: allowlistOf(props), handler: fn, approvalFunctions: approvals.functions, expirer: approvals.expirer,
       queue: this.queue, toolDeadLetterQueue: this.deadLetterQueue, toolQueueCreated: props.queue === undefined,
       eventDeadLetterQueue: this.eventDeadLetterQueue, resumePath: resume?.path,
     }));
+
+    describeParts(this, {
+      owner, handler: fn, engine: approvals.engine, api: approvals.api, expirer: approvals.expirer, table, queue: this.queue,
+      resumePipe: resume?.path?.pipe, resumeRule: resume?.rule, expirySchedule: expiry.schedule,
+    });
   }
 
   /**
@@ -310,7 +339,7 @@ export class ToolHandler extends Construct implements IToolHandler {
 
   /**
    * Adds a Lambda target for this handler to an AgentCore Gateway. Its inline tool schema lists
-   * the allowlisted tools, with their input schemas reduced to what AgentCore accepts (see README);
+   * the allowlisted tools, with their input schemas reduced to what AgentCore accepts (see docs/hosts.md);
    * the gateway's role gets `lambda:InvokeFunction` on the function. The construct id of the target
    * is `GatewayTarget` (then `GatewayTarget2`, ... for more gateways).
    */
@@ -318,7 +347,7 @@ export class ToolHandler extends Construct implements IToolHandler {
     return createGatewayTarget(this, this.nextId('GatewayTarget'), {
       gateway,
       lambdaFunction: this.lambdaFunction,
-      allowlist: this.props.tools,
+      allowlist: allowlistOf(this.props),
       manifest: this.manifestTools,
       options,
       owner: this.owner,
@@ -333,7 +362,7 @@ export class ToolHandler extends Construct implements IToolHandler {
    * warning (`cdk-tool-handler:bedrockSchema`). `addToBedrockAgent` uses it.
    */
   public bedrockFunctionSchema(): bedrock.CfnAgent.FunctionSchemaProperty {
-    return bedrockFunctionSchema(this, this.manifestTools, this.props.tools);
+    return bedrockFunctionSchema(this, this.manifestTools, allowlistOf(this.props));
   }
 
   /**
@@ -387,15 +416,24 @@ export class ToolHandler extends Construct implements IToolHandler {
    * `cloudformation:GetTemplate` and `cloudformation:ListStackResources` of this stack (where the
    * command finds those log groups). Read only: no other log group, no write.
    */
+  /**
+   * Lets `grantee` read this handler's offloaded results (`s3:GetObject` under its owner's prefix of
+   * `resultBucket`), nothing else of the bucket. Needs `resultOffload`.
+   */
+  public grantReadResults(grantee: iam.IGrantable): iam.Grant {
+    if (!this.resultOffload) fail('`grantReadResults` needs `resultOffload`: this handler offloads no results.', this);
+    return this.resultOffload.grantRead(grantee);
+  }
+
   public grantReadAudit(grantee: iam.IGrantable): iam.Grant {
     return grantReadAudit(grantee, this.auditLogGroups, Stack.of(this));
   }
 
   /**
-   * Calls of the handler (README, "Operations"): every call, or, with `tool`, the calls of that
+   * Calls of the handler (docs/operations.md): every call, or, with `tool`, the calls of that
    * allowlisted tool.
    *
-   * @param tool a name of `tools`. Default: every call, whatever tool it names
+   * @param tool a name of `allowedTools`. Default: every call, whatever tool it names
    * @param props metric options. Default: Sum over 5 minutes
    */
   public metricCalls(tool?: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
@@ -406,7 +444,7 @@ export class ToolHandler extends Construct implements IToolHandler {
    * Failed calls: error replies and thrown errors (1 each; a call that did not fail counts 0, so the
    * Average is the failed share).
    *
-   * @param tool a name of `tools`. Default: every call, whatever tool it names
+   * @param tool a name of `allowedTools`. Default: every call, whatever tool it names
    * @param props metric options. Default: Sum over 5 minutes
    */
   public metricFailed(tool?: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
@@ -416,7 +454,7 @@ export class ToolHandler extends Construct implements IToolHandler {
   /**
    * How long calls took, in milliseconds, from the envelope's arrival to its outcome.
    *
-   * @param tool a name of `tools`. Default: every call, whatever tool it names
+   * @param tool a name of `allowedTools`. Default: every call, whatever tool it names
    * @param props metric options. Default: Average over 5 minutes
    */
   public metricDuration(tool?: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {

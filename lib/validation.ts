@@ -2,10 +2,11 @@ import { Annotations, Duration, Token } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
 import { ENV } from '../lambda/construct-contract';
 import { OWNER_PATTERN, TOOL_NAME_PATTERN } from '../lambda/construct-contract';
+import { allowlistOf, allowlistProp } from './allowlist';
 import { DEFAULTS, MAX_FUNCTION_TIMEOUT_SECONDS } from './defaults';
 import { atPath, fail } from './errors';
-import { checkEsbuild } from './bundling/esbuild-check';
-import { ToolEventSourceOptions } from './hosts/event-source-options';
+import { checkEsbuild } from './esbuild-check';
+import { ToolEventSourceOptions } from './options/event-source-options';
 import { ToolHandlerProps } from './tool-handler-props';
 
 /**
@@ -40,7 +41,7 @@ export function checkedSettings(scope: IConstruct, props: ToolHandlerProps): Set
 }
 
 function resolveSettings(props: ToolHandlerProps): Settings {
-  validateTools(props.tools);
+  validateTools(allowlistOf(props), allowlistProp(props));
   validateOwner(props.owner);
   validateHandler(props.handler);
   const timeoutSeconds = wholeSeconds('timeout', props.timeout ?? DEFAULTS.timeout);
@@ -76,17 +77,17 @@ function resolveSettings(props: ToolHandlerProps): Settings {
   return { timeoutSeconds, marginSeconds, functionTimeoutSeconds, batchingWindowSeconds, approvalTtlSeconds };
 }
 
-function validateTools(tools: string[]): void {
+function validateTools(tools: string[], prop: string): void {
   if (!Array.isArray(tools) || tools.length === 0) {
-    fail(`\`tools\` must name at least one tool, got: ${JSON.stringify(tools ?? null)}.`);
+    fail(`\`${prop}\` must name at least one tool, got: ${JSON.stringify(tools ?? null)}.`);
   }
   const seen = new Set<string>();
   tools.forEach((name, index) => {
     if (Token.isUnresolved(name)) return;
     if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
-      fail(`\`tools[${index}]\` must be 1 to 128 characters of A-Z a-z 0-9 _ . -, got: ${JSON.stringify(name)}.`);
+      fail(`\`${prop}[${index}]\` must be 1 to 128 characters of A-Z a-z 0-9 _ . -, got: ${JSON.stringify(name)}.`);
     }
-    if (seen.has(name)) fail(`\`tools\` must not name a tool twice, got: ${JSON.stringify(name)} twice.`);
+    if (seen.has(name)) fail(`\`${prop}\` must not name a tool twice, got: ${JSON.stringify(name)} twice.`);
     seen.add(name);
   });
 }

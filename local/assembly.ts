@@ -1,11 +1,14 @@
 /**
  * Reading a cloud assembly (`cdk.out`): the stack's template, and in it what `local` runs: each
  * `ToolHandler`'s handler function, approvals engine, API and expirer (with their asset directories),
- * the approvals table, the tool queue, and the pipe that resumes after a decision (SPEC §10).
+ * the approvals table, the tool queue, and the pipe that resumes after a decision. Each handler
+ * names its parts in the assembly's metadata (`PARTS_METADATA_TYPE`, lambda/construct-contract.ts);
+ * nothing here guesses them from construct paths.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CliError } from '../console/errors';
+import { INBOX_METADATA_TYPE, PARTS_METADATA_TYPE, type InboxParts, type ToolHandlerParts as DescribedParts } from '../lambda/construct-contract';
 
 export type Template = { Resources?: Record<string, Resource>; Outputs?: Record<string, unknown> };
 export interface Resource {
@@ -20,6 +23,8 @@ export interface StackFiles {
   /** `<stack>.assets.json`, parsed. */
   readonly assets: { files?: Record<string, { displayName?: string; source?: { path?: string } }> };
   readonly dir: string;
+  /** The stack's metadata entries by construct path (`/<stack>/...`): the manifest's and its additional metadata file's. */
+  readonly metadata: Record<string, ReadonlyArray<{ type: string; data?: unknown }>>;
 }
 
 /** One Lambda function of the template. */
@@ -34,6 +39,8 @@ export interface FunctionResource {
 }
 
 export interface ToolHandlerParts {
+  /** The ToolHandler's construct path (`Tools`). */
+  readonly constructPath: string;
   readonly handler: FunctionResource;
   readonly engine?: FunctionResource;
   readonly api?: FunctionResource;
@@ -61,9 +68,9 @@ export function readStack(dir: string, name?: string): StackFiles {
     chosen = stacks.find(([id, a]) => id === name || a.displayName === name || a.properties?.stackName === name);
     if (!chosen) throw new CliError(`No stack ${name} in ${dir}; it has: ${stacks.map(([id]) => id).join(', ')}.`);
   } else {
-    const withHandler = stacks.filter(([, a]) => hasToolHandler(readJson(path.join(dir, a.properties.templateFile))));
+    const withHandler = stacks.filter(([id, a]) => describedHandlers(stackMetadata(dir, id, a)).length > 0);
     if (withHandler.length === 1) chosen = withHandler[0];
-    else if (withHandler.length === 0) throw new CliError(`No stack in ${dir} has a ToolHandler (a function with TOOL_HANDLER_TOOLS).`);
+    else if (withHandler.length === 0) throw new CliError(`No stack in ${dir} has a ToolHandler (its metadata describes none: synthesize it with this version of cdk-tool-handler).`);
     else throw new CliError(`Several stacks have a ToolHandler: pass --stack with one of ${withHandler.map(([id]) => id).join(', ')}.`);
   }
   const [id, artifact] = chosen;
@@ -71,60 +78,65 @@ export function readStack(dir: string, name?: string): StackFiles {
   const assetsId = (artifact.dependencies ?? []).find((d: string) => manifest.artifacts?.[d]?.type === 'cdk:asset-manifest');
   const assetsFile = assetsId ? manifest.artifacts![assetsId].properties.file : `${id}.assets.json`;
   const assets = fs.existsSync(path.join(dir, assetsFile)) ? readJson(path.join(dir, assetsFile)) : { files: {} };
-  return { name: artifact.displayName ?? id, template, assets, dir };
+  return { name: artifact.displayName ?? id, template, assets, dir, metadata: stackMetadata(dir, id, artifact) };
 }
 
 function readJson(file: string): any {
   return JSON.parse(fs.readFileSync(file, 'utf8'));
 }
 
-function hasToolHandler(template: Template): boolean {
-  return Object.values(template.Resources ?? {}).some(
-    (r) => r.Type === 'AWS::Lambda::Function' && r.Properties?.Environment?.Variables?.TOOL_HANDLER_TOOLS !== undefined,
-  );
+/** A stack artifact's metadata: in the manifest, and (since aws-cdk-lib writes it apart) in its `additionalMetadataFile`. */
+function stackMetadata(dir: string, id: string, artifact: any): StackFiles['metadata'] {
+  const extra = typeof artifact.additionalMetadataFile === 'string' ? path.join(dir, artifact.additionalMetadataFile) : undefined;
+  const fromFile = extra && fs.existsSync(extra) ? readJson(extra) : {};
+  if (extra && !fs.existsSync(extra)) throw new CliError(`The cloud assembly in ${dir} lacks ${artifact.additionalMetadataFile}, the metadata of stack ${id}.`);
+  return { ...(artifact.metadata ?? {}), ...fromFile };
 }
 
-/** Every ToolHandler of the stack. */
+/** The ToolHandlers a stack's metadata describes: each one's construct path (without the stack) and parts. */
+function describedHandlers(metadata: StackFiles['metadata']): Array<{ constructPath: string; parts: DescribedParts }> {
+  const found: Array<{ constructPath: string; parts: DescribedParts }> = [];
+  for (const [constructPath, entries] of Object.entries(metadata)) {
+    for (const entry of entries) {
+      if (entry.type !== PARTS_METADATA_TYPE) continue;
+      const parts = entry.data as DescribedParts;
+      if (parts?.version !== 1) {
+        throw new CliError(`The ToolHandler at ${constructPath} was synthesized by another version of cdk-tool-handler (parts version ${String(parts?.version)}); use that version's CLI, or synthesize it with this one.`);
+      }
+      found.push({ constructPath: constructPath.replace(/^\/[^/]+\/?/, ''), parts });
+    }
+  }
+  return found;
+}
+
+/** Every ToolHandler of the stack, as its metadata describes it. */
 export function findToolHandlers(stack: StackFiles): ToolHandlerParts[] {
   const resources = stack.template.Resources ?? {};
-  const functions = Object.entries(resources)
-    .filter(([, r]) => r.Type === 'AWS::Lambda::Function')
-    .map(([id, r]) => functionResource(stack, id, r));
-  const handlers = functions.filter((f) => f.properties.Environment?.Variables?.TOOL_HANDLER_TOOLS !== undefined && !isPart(f, 'Engine'));
-  if (handlers.length === 0) throw new CliError(`Stack ${stack.name} has no ToolHandler (a function with TOOL_HANDLER_TOOLS).`);
-  return handlers.map((handler) => {
-    // The construct's own parts sit under `<construct>/Approvals/...`, next to the handler's `<construct>/Function`.
-    const prefix = handler.constructPath.replace(/\/[^/]+$/, '');
-    const part = (name: string) => functions.find((f) => f.constructPath === `${prefix}/Approvals/${name}`);
-    const env = handler.properties.Environment?.Variables ?? {};
-    const tableId = refOf(env.TOOL_HANDLER_APPROVALS_TABLE);
-    const engineId = refOf(env.TOOL_HANDLER_APPROVALS_ENGINE);
-    const engine = part('Engine') ?? functions.find((f) => f.logicalId === engineId);
-    const queueId = Object.values(resources)
-      .filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && refOf(r.Properties?.FunctionName) === handler.logicalId)
-      .map((r) => refOf(r.Properties?.EventSourceArn))
-      .find((id) => id !== undefined && resources[id]?.Type === 'AWS::SQS::Queue');
-    // One pipe per table, onto its resume bus (or, as earlier versions made, straight to the queue).
-    const pipe = Object.values(resources).find((r) => {
-      if (r.Type !== 'AWS::Pipes::Pipe' || tableId === undefined || refOf(r.Properties?.Source) !== tableId) return false;
-      const target = refOf(r.Properties?.Target);
-      return resources[target ?? '']?.Type === 'AWS::Events::EventBus' || queueId === undefined || target === queueId;
-    });
-    const resumeBus = refOf(pipe?.Properties?.Target);
-    const resumeRule = Object.values(resources)
-      .filter((r) => r.Type === 'AWS::Events::Rule' && resumeBus !== undefined && refOf(r.Properties?.EventBusName) === resumeBus)
-      .flatMap((r) => ((r.Properties?.Targets ?? []) as Array<Record<string, any>>).map((target) => ({ properties: r.Properties!, target })))
+  const described = describedHandlers(stack.metadata);
+  if (described.length === 0) throw new CliError(`Stack ${stack.name} has no ToolHandler (its metadata describes none: synthesize it with this version of cdk-tool-handler).`);
+  return described.map(({ constructPath, parts }) => {
+    const resource = (id: string | undefined, type: string) => (id !== undefined && resources[id]?.Type === type ? resources[id] : undefined);
+    const fn = (id: string | undefined) => {
+      const found = resource(id, 'AWS::Lambda::Function');
+      return found && functionResource(stack, id!, found);
+    };
+    const handler = fn(parts.handler);
+    if (!handler) throw new CliError(`The template of stack ${stack.name} lacks the function ${parts.handler} of ToolHandler ${constructPath}.`);
+    const tableId = resource(parts.table, 'AWS::DynamoDB::Table') ? parts.table : undefined;
+    const queueId = resource(parts.queue, 'AWS::SQS::Queue') ? parts.queue : undefined;
+    const pipe = resource(parts.resumePipe, 'AWS::Pipes::Pipe');
+    const rule = resource(parts.resumeRule, 'AWS::Events::Rule');
+    const resumeRule = ((rule?.Properties?.Targets ?? []) as Array<Record<string, any>>)
+      .map((target) => ({ properties: rule!.Properties!, target }))
       .find(({ target }) => queueId !== undefined && refOf(target.Arn) === queueId);
-    const expirer = part('Expirer');
-    const schedule = Object.values(resources).find(
-      (r) => r.Type === 'AWS::Scheduler::Schedule' && expirer !== undefined && refOf(r.Properties?.Target?.Arn) === expirer.logicalId,
-    );
+    const schedule = resource(parts.expirySchedule, 'AWS::Scheduler::Schedule');
     return {
+      constructPath,
       handler,
-      engine,
+      engine: fn(parts.engine),
       expirerInput: parseInput(schedule?.Properties?.Target?.Input),
-      api: part('Api'),
-      expirer,
+      api: fn(parts.api),
+      expirer: fn(parts.expirer),
       tableId,
       table: tableId ? resources[tableId]?.Properties : undefined,
       queueId,
@@ -132,10 +144,6 @@ export function findToolHandlers(stack: StackFiles): ToolHandlerParts[] {
       resumeRule,
     };
   });
-}
-
-function isPart(f: FunctionResource, name: string): boolean {
-  return f.constructPath.endsWith(`/Approvals/${name}`);
 }
 
 /** The logical id a `Ref` or `Fn::GetAtt` names. */
@@ -175,4 +183,22 @@ function parseInput(input: unknown): unknown {
   } catch {
     return input;
   }
+}
+
+/** An `ApprovalsInbox` of the stack that serves `owner`, as its metadata describes it. */
+export function findInbox(stack: StackFiles, owner: string): { readonly fn: FunctionResource; readonly constructPath: string } | undefined {
+  const resources = stack.template.Resources ?? {};
+  for (const [constructPath, entries] of Object.entries(stack.metadata)) {
+    for (const entry of entries) {
+      if (entry.type !== INBOX_METADATA_TYPE) continue;
+      const inbox = entry.data as InboxParts;
+      if (inbox?.version !== 1) {
+        throw new CliError(`The ApprovalsInbox at ${constructPath} was synthesized by another version of cdk-tool-handler; synthesize it with this one.`);
+      }
+      const found = resources[inbox.function];
+      if (!inbox.owners.includes(owner) || found?.Type !== 'AWS::Lambda::Function') continue;
+      return { fn: functionResource(stack, inbox.function, found), constructPath: constructPath.replace(/^\/[^/]+\/?/, '') };
+    }
+  }
+  return undefined;
 }

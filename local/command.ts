@@ -15,9 +15,9 @@ import { DEFAULT_MCP_PORT, startMcpServer, type LocalMcpServer } from './mcp-ser
 import { loadDynalite, sdkNodePath } from './modules';
 import { startFlowEngines, type FlowEnginesStandIn } from './flow-engines';
 import { runFlow } from './flow-run';
-import { formatLine, type LocalLine } from './print';
+import { formatLine, isNews, type LocalLine } from './print';
 import { LocalRun } from './runtime';
-import { auditFileFor, removeState, statePath, writeState } from './state';
+import { auditFileFor, mcpToken, removeState, statePath, writeState } from './state';
 import { assemblyNamedByApp, synthesize } from './synth';
 
 /** What `cdk-tool-handler local [demo]` is asked to do (the CLI parses it from the command line). */
@@ -42,6 +42,8 @@ export interface LocalOptions {
   readonly mcp?: boolean;
   /** `--port`: the MCP server's port; 0 picks a free one. @default DEFAULT_MCP_PORT */
   readonly port?: number;
+  /** Replace the app's MCP bearer token with a new one (the old one stops working). @default false */
+  readonly newMcpToken?: boolean;
   /** `--calls`: a file of envelopes, one per line, each run to its end (local/calls.ts). @default - none */
   readonly calls?: string;
   /** `--approve`: how `--calls` decides the approvals its calls ask for. @default - left undecided */
@@ -115,7 +117,9 @@ async function runAssembly(
       await unlessInterrupted(signal, run.send(envelopes, { direct: options.direct }).then(() => run.settled()));
     }
     if (options.once) return EXIT_OK;
-    mcp = options.mcp ? await startMcpServer(run, { port: options.port ?? DEFAULT_MCP_PORT, print }) : undefined;
+    mcp = options.mcp
+      ? await startMcpServer(run, { port: options.port ?? DEFAULT_MCP_PORT, print, token: mcpToken(io.env, { rotate: options.newMcpToken }) })
+      : undefined;
     await serve(run, io, print, signal);
     return EXIT_OK;
   } finally {
@@ -173,6 +177,7 @@ function printer(options: LocalOptions, io: CliIo): (line: LocalLine) => void {
       writeLine(line.type === 'log' ? io.stderr : progress, printableJson(line));
       return;
     }
+    if (!isNews(line)) return;
     writeLine(line.type === 'log' || line.type === 'info' ? io.stderr : progress, formatLine(line));
   };
 }
@@ -206,12 +211,13 @@ function publishRun(run: LocalRun, io: CliIo, print: (line: LocalLine) => void, 
       stack: run.stackName,
       pid: process.pid,
       audit,
+      calls: { endpoint: run.caller.endpoint, functionName: run.caller.functionName, accessKeyId: run.caller.accessKeyId, secretAccessKey: run.caller.secretAccessKey },
     });
     print({
       type: 'info',
       message:
         `serving: decide with \`cdk-tool-handler approvals list --local\` and \`approvals approve ID --local\` ` +
-        `(as ${approver.userArn}); ${until}.`,
+        `(as ${approver.userArn}), send more calls with \`cdk-tool-handler local call '<envelope>'\`; ${until}.`,
     });
   } else {
     print({ type: 'info', message: `serving (the stack has no approvals API); ${until}.` });

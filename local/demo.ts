@@ -10,6 +10,7 @@ import { APPROVAL_EXPIRED_DETAIL_TYPE } from '../lambda/reply-bus';
 import type { LocalLine } from './print';
 import { metricsTable, runMetrics } from './run-metrics';
 import type { LocalRun } from './runtime';
+import { decideInPage, launchChromium, signInThroughPage } from './inbox-page';
 import { decide, localApprovalsClient, waitFor, waitForReply } from './scripting';
 
 /** The engine's approval TTL for the expiry step (the demo restarts the engine with it). */
@@ -26,7 +27,7 @@ export async function runDemo(run: LocalRun, print: (line: LocalLine) => void): 
     return false;
   }
   const { approver } = run;
-  const steps = 8;
+  const steps = run.inboxUrl ? 9 : 8;
   let n = 0;
   const step = async <T>(title: string, body: () => Promise<T>): Promise<T> => {
     n += 1;
@@ -89,6 +90,30 @@ export async function runDemo(run: LocalRun, print: (line: LocalLine) => void): 
       ok(`ok, result ${JSON.stringify(r.result)}`);
     });
 
+    if (run.inboxUrl) {
+      await step('a decision in the approvals inbox: refund o-150, approved in the page (headless Chromium)', async () => {
+        const from = run.lines.length;
+        await run.send([{ tool: 'refund', args: { orderId: 'o-150' }, run_id: 'demo', call_id: 'refund-inbox' }]);
+        const pending = await reply(from, (x) => x.tool === 'refund');
+        expect(typeof pending?.inbox_url === 'string', `expected a pending_approval with an inbox_url, got ${JSON.stringify(pending)}`);
+        say(`  the reply links the approval's page: ${pending.inbox_url}`);
+        const browser = await launchChromium();
+        try {
+          const page = await browser.newPage();
+          await signInThroughPage(page, pending.inbox_url);
+          const decidedAt = run.lines.length;
+          const notice = await decideInPage(page, { approved: true });
+          expect(/Approved/.test(notice), `expected the page to say Approved, got ${JSON.stringify(notice)}`);
+          const r = await reply(decidedAt, (x) => x.approval_id === pending.approval_id && x.status !== 'pending_approval');
+          expect(r?.status === 'ok' && r.result?.refunded === 'o-150', `expected ok with {"refunded":"o-150"}, got ${JSON.stringify(r)}`);
+          const decision = run.lines.slice(decidedAt).find((l) => l.type === 'decision') as { decided_by?: string } | undefined;
+          ok(`approved in the page by ${decision?.decided_by ?? 'the signed-in approver'}; the resume answered ok`);
+        } finally {
+          await browser.close();
+        }
+      });
+    }
+
     await step('a second resume of the same approval', async () => {
       const from = run.lines.length;
       await run.send([{ approval_id: approved }]);
@@ -138,7 +163,7 @@ export async function runDemo(run: LocalRun, print: (line: LocalLine) => void): 
     return false;
   }
   say(`demo: all ${steps} steps answered as expected in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
-  say('metrics this run emitted (SPEC §14; CloudWatch reads them from these log lines):');
+  say('metrics this run emitted (CloudWatch reads them from these log lines):');
   for (const row of metricsTable(runMetrics(run.lines))) say(row);
   return true;
 }

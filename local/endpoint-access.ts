@@ -14,6 +14,8 @@ export interface EndpointAccess {
   readonly urlOnly: ReadonlySet<string>;
   /** Function name → the one access key id that may invoke it (the engine: the handler's). */
   readonly invokedOnlyBy: ReadonlyMap<string, string>;
+  /** Access key id → the one function it may invoke, and nothing else (`local call`'s: the tool handler). @default - none */
+  readonly invokesOnly?: ReadonlyMap<string, string>;
 }
 
 /** An AWS error: its type (`x-amzn-errortype`, `__type`) and message; `reason` is for local's own header. */
@@ -34,7 +36,7 @@ const SIGNATURE_MISMATCH =
 /** Whose keys an endpoint knows: the region requests are signed for, and access key id → secret. */
 export type SigningKeys = Pick<EndpointAccess, 'region' | 'keys'>;
 
-export type SignedService = 'lambda' | 'events' | 'dynamodb';
+export type SignedService = 'lambda' | 'events' | 'dynamodb' | 'sqs' | 's3';
 
 /**
  * Why a request's headers alone refuse it (no signature's shape, an unknown key, another host, scope
@@ -82,6 +84,8 @@ export function invokeRefusal(accessKeyId: string, functionName: string, functio
     reason,
   });
   if (access.urlOnly.has(functionName)) return denied('this function is invoked only through its function URL');
+  const may = access.invokesOnly?.get(accessKeyId);
+  if (may !== undefined && may !== functionName) return denied('these keys invoke the tool handler only');
   const only = access.invokedOnlyBy.get(functionName);
   if (only !== undefined && only !== accessKeyId) return denied('only the tool handler invokes this function');
   return undefined;

@@ -1,7 +1,8 @@
 /**
  * The AWS APIs the functions call, on one 127.0.0.1 port: Lambda's Invoke (the handler reaches the
- * approvals engine through `@aws-sdk/client-lambda`, `AWS_ENDPOINT_URL_LAMBDA`) and EventBridge's
- * PutEvents (the reply bus, `AWS_ENDPOINT_URL_EVENTBRIDGE`), whose events are recorded and passed on.
+ * approvals engine through `@aws-sdk/client-lambda`, `AWS_ENDPOINT_URL_LAMBDA`), EventBridge's
+ * PutEvents (the reply bus, `AWS_ENDPOINT_URL_EVENTBRIDGE`), whose events are recorded and passed on,
+ * and SQS's ChangeMessageVisibility (`AWS_ENDPOINT_URL_SQS`: a rate-limited record's retry time).
  * Only requests with a loopback `Host`, signed by keys that `access` names, may call them
  * (local/endpoint-access.ts: the run's own functions; the tests' hosts name the tests' keys); anyone
  * else gets a 403, decided from the headers before the body is read. A body over Lambda's or
@@ -35,10 +36,19 @@ export interface BusEvent {
   readonly entry: PutEventsEntry;
 }
 
+/** A ChangeMessageVisibility request, as sent. */
+export interface VisibilityChange {
+  readonly QueueUrl: string;
+  readonly ReceiptHandle: string;
+  readonly VisibilityTimeout: number;
+}
+
 export interface EndpointHandlers {
   /** Invokes the function of that local name, or `undefined` when there is none. */
   invoke(name: string, event: unknown): Promise<InvokeOutcome> | undefined;
   onEvent(event: BusEvent): void;
+  /** SQS's ChangeMessageVisibility (a rate-limited call's record comes back when its window ends). @default - accepted, ignored */
+  onVisibilityChange?(change: VisibilityChange): void;
 }
 
 export interface LocalEndpoints {
@@ -69,15 +79,16 @@ async function serve(req: IncomingMessage, res: ServerResponse, context: Endpoin
   const headers = joinHeaders(req);
   const invoke = req.method === 'POST' ? /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(rawPath) : null;
   const target = headers['x-amz-target'] ?? '';
-  if (!invoke && target !== 'AWSEvents.PutEvents') {
+  const visibility = target === 'AmazonSQS.ChangeMessageVisibility';
+  if (!invoke && target !== 'AWSEvents.PutEvents' && !visibility) {
     // Refused before the body is read; the message repeats nothing the request carried.
     answerAndClose(res, 400, { 'content-type': 'application/json' }, JSON.stringify({ __type: 'UnknownOperationException', message: 'local: no such operation' }));
     return;
   }
-  const service = invoke ? 'lambda' : 'events';
+  const service = invoke ? 'lambda' : visibility ? 'sqs' : 'events';
   const screened = screen(headers, service, context.port, context.access);
   if (screened) return refuse(res, screened, service);
-  const limit = !invoke ? PUT_EVENTS_BODY_LIMIT : headers['x-amz-invocation-type'] === 'Event' ? ASYNC_INVOKE_BODY_LIMIT : INVOKE_BODY_LIMIT;
+  const limit = visibility ? VISIBILITY_BODY_LIMIT : !invoke ? PUT_EVENTS_BODY_LIMIT : headers['x-amz-invocation-type'] === 'Event' ? ASYNC_INVOKE_BODY_LIMIT : INVOKE_BODY_LIMIT;
   const bytes = await readBody(req, limit);
   if (bytes === undefined) return tooLarge(res, service, limit);
   const body = bytes.toString('utf8');
@@ -85,7 +96,24 @@ async function serve(req: IncomingMessage, res: ServerResponse, context: Endpoin
   const signer = await authenticate(request, service, context.port, context.access);
   if ('refused' in signer) return refuse(res, signer.refused, service);
   if (invoke) return serveInvoke(decodeURIComponent(invoke[1]), signer.accessKeyId, req, body, res, context);
+  if (visibility) return serveVisibilityChange(body, res, context.handlers);
+  if (context.access.invokesOnly?.has(signer.accessKeyId)) return refuse(res, putEventsDenied(signer.accessKeyId, context.access.region), service);
   return servePutEvents(body, res, context.handlers);
+}
+
+/** A ChangeMessageVisibility request is a few hundred bytes: its receipt handle, the queue URL and a number. */
+const VISIBILITY_BODY_LIMIT = 16 * 1024;
+
+function serveVisibilityChange(body: string, res: ServerResponse, handlers: EndpointHandlers): void {
+  let change: VisibilityChange;
+  try {
+    change = JSON.parse(body) as VisibilityChange;
+  } catch {
+    json(res, 400, { __type: 'com.amazonaws.sqs#InvalidParameterValue', message: 'The request is not JSON.' }, {}, 'application/x-amz-json-1.0');
+    return;
+  }
+  handlers.onVisibilityChange?.(change);
+  json(res, 200, {}, {}, 'application/x-amz-json-1.0');
 }
 
 async function serveInvoke(
@@ -122,6 +150,16 @@ async function serveInvoke(
   else json(res, 200, { errorType: outcome.error.errorType, errorMessage: outcome.error.errorMessage }, { 'x-amz-function-error': 'Unhandled' });
 }
 
+/** Keys that may only invoke a function (`local call`'s) put no events. */
+function putEventsDenied(accessKeyId: string, region: string): Refusal {
+  const reason = 'these keys invoke the tool handler only';
+  return {
+    type: 'AccessDeniedException',
+    message: `User: ${accessKeyId} is not authorized to perform: events:PutEvents on resource: arn:aws:events:${region}:${LOCAL_ACCOUNT}:event-bus/* (${reason})`,
+    reason,
+  };
+}
+
 function servePutEvents(body: string, res: ServerResponse, handlers: EndpointHandlers): void {
   const input = JSON.parse(body || '{}') as { Entries?: PutEventsEntry[] };
   const entries = (input.Entries ?? []).map((entry) => {
@@ -154,7 +192,7 @@ export function functionName(value: string): string {
  * A 403 as Lambda (REST JSON, `x-amzn-errortype`) or EventBridge (JSON 1.1, `__type`) answers it; the
  * connection closes with it, so that a body not read yet is never read.
  */
-function refuse(res: ServerResponse, refusal: Refusal, service: 'lambda' | 'events'): void {
+function refuse(res: ServerResponse, refusal: Refusal, service: 'lambda' | 'events' | 'sqs'): void {
   const reason = { 'x-local-forbidden-reason': refusal.reason };
   if (service === 'lambda') {
     const body = refusal.type === 'AccessDeniedException' ? { Type: 'User', message: refusal.message } : { message: refusal.message };
@@ -166,8 +204,8 @@ function refuse(res: ServerResponse, refusal: Refusal, service: 'lambda' | 'even
 }
 
 /** A 413 for a body over `limit`, as Lambda words it, closing the connection (the rest is never read). */
-function tooLarge(res: ServerResponse, service: 'lambda' | 'events', limit: number): void {
-  const operation = service === 'lambda' ? 'InvokeFunction' : 'PutEvents';
+function tooLarge(res: ServerResponse, service: 'lambda' | 'events' | 'sqs', limit: number): void {
+  const operation = service === 'lambda' ? 'InvokeFunction' : service === 'sqs' ? 'ChangeMessageVisibility' : 'PutEvents';
   const message = `Request must be smaller than ${limit} bytes for the ${operation} operation`;
   if (service === 'lambda') {
     answerAndClose(res, 413, { 'content-type': 'application/json', 'x-amzn-errortype': 'RequestEntityTooLargeException' }, JSON.stringify({ Type: 'User', message }));

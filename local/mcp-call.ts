@@ -3,7 +3,9 @@
  * call's arguments are the event, and `context.clientContext.custom` carries what AWS documents for
  * that context (message version, request and MCP message ids, gateway and target ids, the tool's
  * `<target>___<tool>` name) and no session id, as a Gateway sends it. The answer is what the Gateway
- * answers: the function's JSON reply as one text content item, `isError` for an error reply.
+ * answers: the function's JSON reply as one text content item, `isError` for an error reply, and an
+ * object result also as `structuredContent` (never for an error, a pending or a refused reply: MCP
+ * clients check it against the tool's output schema even when `isError` is set).
  */
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -12,10 +14,15 @@ import type { GatewayTool } from './mcp-tools';
 import { formatReply, type LocalLine } from './print';
 import type { LocalRun } from './runtime';
 
-/** `context.clientContext` of a Gateway invocation of `tool`. */
-function gatewayClientContext(tool: GatewayTool, mcpMessageId: string): { readonly custom: Record<string, string> } {
+/**
+ * `context.clientContext` of a Gateway invocation of `tool`; an MCP call's `_meta.traceparent` (and
+ * `tracestate`) arrive as the propagated headers of those names, which the target allowlists.
+ */
+function gatewayClientContext(tool: GatewayTool, mcpMessageId: string, meta: Record<string, unknown> | undefined): { readonly custom: Record<string, string> } {
+  const trace = Object.fromEntries(['traceparent', 'tracestate'].filter((name) => typeof meta?.[name] === 'string').map((name) => [name, meta![name]]));
   return {
     custom: {
+      ...(Object.keys(trace).length === 0 ? {} : { bedrockAgentCorePropagatedHeaders: JSON.stringify(trace) }),
       bedrockAgentCoreMessageVersion: '1.0',
       bedrockAgentCoreAwsRequestId: randomUUID(),
       bedrockAgentCoreMcpMessageId: mcpMessageId,
@@ -32,9 +39,10 @@ export async function callAsGateway(
   args: Record<string, unknown>,
   mcpMessageId: string,
   print: (line: LocalLine) => void,
+  meta?: Record<string, unknown>,
 ): Promise<CallToolResult> {
   print({ type: 'info', message: `mcp → ${escapeText(tool.name)} ${escapeText(JSON.stringify(args)).slice(0, 120)}` });
-  const outcome = await run.invokeHandler(args, gatewayClientContext(tool, mcpMessageId));
+  const outcome = await run.invokeHandler(args, gatewayClientContext(tool, mcpMessageId, meta));
   if (!outcome.ok) {
     // The Gateway masks a function error as an internal error; locally it also says which.
     const { errorType, errorMessage } = outcome.error;
@@ -50,5 +58,18 @@ export async function callAsGateway(
     print({ type: 'info', message: `mcp: approve with: ${escapeText(approve)}` });
     content.push({ type: 'text', text: `Local run: a person approves with \`${approve}\`.` });
   }
-  return { content, isError: reply?.status === 'error' };
+  const url = (reply as { result_ref?: { url?: unknown; bytes?: unknown } } | null)?.result_ref?.url;
+  if (typeof url === 'string') {
+    // An offloaded result: the client fetches it from the run's S3 stand-in, as from S3.
+    content.push({ type: 'resource_link', uri: url, name: 'result', mimeType: 'application/json', description: 'The tool\'s result, offloaded (result_ref).' });
+  }
+  const structured = structuredContentOf(reply);
+  return structured === undefined ? { content, isError: reply?.status === 'error' } : { content, structuredContent: structured, isError: false };
+}
+
+/** The result of an `ok` or `already_done` reply, when it is a JSON object. */
+function structuredContentOf(reply: { status?: string; result?: unknown } | null): Record<string, unknown> | undefined {
+  if (reply?.status !== 'ok' && reply?.status !== 'already_done') return undefined;
+  const { result } = reply;
+  return typeof result === 'object' && result !== null && !Array.isArray(result) ? (result as Record<string, unknown>) : undefined;
 }

@@ -1,12 +1,11 @@
 /**
- * `local --mcp` (SPEC §15): the Model Context Protocol over Streamable HTTP at
+ * `local --mcp`: the Model Context Protocol over Streamable HTTP at
  * `http://127.0.0.1:<port>/mcp`, on the official SDK's server classes, showing what an AgentCore
  * Gateway shows for the handler: the gateway targets' tools as the template defines them, each call
  * made the way the Gateway invokes a Lambda target (local/mcp-call.ts). Every request needs the
  * run's bearer token and a loopback `Host` (and, from a browser, a loopback `Origin`), checked before
  * its body is read; a body is read up to the SDK's own 4 MB limit (local/body-limits.ts), no further.
  */
-import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -32,18 +31,12 @@ export interface McpServerOptions {
   /** 0 for any free port. */
   readonly port: number;
   readonly print: (line: LocalLine) => void;
+  /** The bearer token clients must send: the app's (`mcpToken` in state.ts), kept across runs. */
+  readonly token: string;
 }
 
 export interface LocalMcpServer {
   close(): Promise<void>;
-}
-
-/**
- * The bearer token of a run: derived from the run's approver secret (in its 0600 state file), so it
- * is as private as the run's keys and changes with every run.
- */
-function mcpToken(run: Pick<LocalRun, 'approver'>): string {
-  return createHmac('sha256', run.approver.secretAccessKey).update('cdk-tool-handler local --mcp').digest('base64url');
 }
 
 /** Starts the server and prints where it is and the token it takes. */
@@ -52,10 +45,10 @@ export async function startMcpServer(run: LocalRun, options: McpServerOptions): 
   if (tools.length === 0) {
     throw new CliError(
       `The stack ${run.stackName}'s ToolHandler has no AgentCore Gateway target: \`local --mcp\` serves the tools a gateway ` +
-        'target lists. Add one in the stack with `tools.addToGateway(gateway)` (README, "Hosts"), then run it again.',
+        'target lists. Add one in the stack with `tools.addToGateway(gateway)` (docs/hosts.md), then run it again.',
     );
   }
-  const token = mcpToken(run);
+  const { token } = options;
   const http = createServer((request, response) => {
     void serveRequest(request, response, { run, tools, token, port: addressOf(http).port, print: options.print }).catch((error) => {
       if (!response.headersSent) reply(response, 500, -32603, `Internal error: ${(error as Error).message}`);
@@ -128,12 +121,17 @@ async function serveRequest(request: IncomingMessage, response: ServerResponse, 
 function mcpServer({ run, tools, print }: Serving): Server {
   const server = new Server({ name: 'cdk-tool-handler-local', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: tools.map(({ name, description, inputSchema }) => ({ name, ...(description === undefined ? {} : { description }), inputSchema })),
+    tools: tools.map(({ name, description, inputSchema, outputSchema }) => ({
+      name,
+      ...(description === undefined ? {} : { description }),
+      inputSchema,
+      ...(outputSchema === undefined ? {} : { outputSchema }),
+    })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = tools.find((t) => t.name === request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    return callAsGateway(run, tool, request.params.arguments ?? {}, String(extra.requestId), print);
+    return callAsGateway(run, tool, request.params.arguments ?? {}, String(extra.requestId), print, request.params._meta);
   });
   return server;
 }

@@ -2,7 +2,8 @@
  * The MCP tools an AgentCore Gateway shows for a handler, read from the synthesized template: each
  * `AWS::BedrockAgentCore::GatewayTarget` whose Lambda target is the handler contributes its inline
  * tool schema, named `<target>___<tool>`, with CloudFormation's keys (`Name`, `InputSchema`,
- * `Type`, `Properties`, ...) turned back into the JSON Schema the MCP client sees.
+ * `Type`, `Properties`, ...) turned back into the JSON Schema the MCP client sees (`InputSchema`, and
+ * `OutputSchema` where the target lists one).
  */
 import { refOf, type Template } from './assembly';
 
@@ -11,6 +12,8 @@ export interface GatewayTool {
   readonly name: string;
   readonly description?: string;
   readonly inputSchema: { readonly type: 'object'; readonly [key: string]: unknown };
+  /** The result's schema, when the target lists one: MCP's `outputSchema`. */
+  readonly outputSchema?: { readonly type: 'object'; readonly [key: string]: unknown };
   /** The gateway target's logical id (what `bedrockAgentCoreTargetId` stands for locally). */
   readonly targetId: string;
   /** The gateway's logical id, when the target names it by `Ref` or `Fn::GetAtt`. */
@@ -36,6 +39,7 @@ export function gatewayToolsOf(template: Template, handlerLogicalId: string): Ga
         name: `${properties.Name}${TOOL_NAME_SEPARATOR}${definition.Name}`,
         ...(definition.Description === undefined ? {} : { description: definition.Description }),
         inputSchema: { ...jsonSchemaOf(definition.InputSchema ?? { Type: 'object' }), type: 'object' },
+        ...(definition.OutputSchema === undefined ? {} : { outputSchema: { ...jsonSchemaOf(definition.OutputSchema), type: 'object' as const } }),
         targetId,
         gatewayId,
       });

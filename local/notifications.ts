@@ -1,5 +1,5 @@
 /**
- * The reply bus's rules that notify an SNS topic (SPEC §10, `approvalNotifications`): each bus event
+ * The reply bus's rules that notify an SNS topic (`approvalNotifications`): each bus event
  * is matched against those rules' patterns and, where one matches, the message the rule's input
  * transformer would send is printed instead of being published, its approve line made local
  * (`--local` for `--stack`). A rule whose pattern the stand-in cannot evaluate is set aside at the

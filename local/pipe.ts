@@ -1,5 +1,5 @@
 /**
- * Stands in for the resume path of SPEC §10 and §13: the approvals table's stream into one
+ * Stands in for the construct's resume path (docs/approvals.md): the approvals table's stream into one
  * EventBridge pipe per table, whose input template puts `{ approval_id, owner }` on the resume bus,
  * where each handler's rule matches its owner and sends the resume envelope to its queue. After a
  * decision, the decided item is made into the DynamoDB stream record the stream would carry,

@@ -13,16 +13,17 @@ export type LocalLine =
   | { readonly type: 'info'; readonly message: string }
   /** The demo's progress. */
   | { readonly type: 'step'; readonly message: string }
-  | { readonly type: 'ready'; readonly api_url?: string; readonly stack: string; readonly functions: Record<string, string> }
+  | { readonly type: 'ready'; readonly api_url?: string; readonly inbox_url?: string; readonly stack: string; readonly functions: Record<string, string> }
   | { readonly type: 'call'; readonly envelope: unknown; readonly via: 'sqs' | 'direct' }
-  | { readonly type: 'reply'; readonly reply: any; readonly via: 'bus' | 'direct'; readonly detail_type?: string }
+  /** `shown`: a direct invoke's reply that the reply bus's line already showed (people see it once; --json keeps both). */
+  | { readonly type: 'reply'; readonly reply: any; readonly via: 'bus' | 'direct'; readonly detail_type?: string; readonly shown?: true }
   | { readonly type: 'event'; readonly bus: string; readonly source: string; readonly detail_type: string; readonly detail: any }
   | { readonly type: 'failed'; readonly message_id: string; readonly note: string }
-  | { readonly type: 'thrown'; readonly error: { errorType: string; errorMessage: string } }
+  | { readonly type: 'thrown'; readonly error: { errorType: string; errorMessage: string }; readonly shown?: true }
   | { readonly type: 'decision'; readonly approval_id: string; readonly status: string; readonly decided_by?: string }
   | { readonly type: 'resume'; readonly approval_id: string; readonly body: string; readonly via: 'pipe' | 'fallback' | 'skipped'; readonly note?: string }
   | { readonly type: 'log'; readonly function: string; readonly line: string }
-  /** An audit record a function wrote (README, "Audit records"), as written. */
+  /** An audit record a function wrote (docs/operations.md, "Audit records"), as written. */
   | { readonly type: 'audit'; readonly function: string; readonly record: AuditRecord }
   | { readonly type: 'notification'; readonly topic: string; readonly message: string };
 
@@ -38,7 +39,7 @@ export function shownEnvelope(envelope: unknown): unknown {
   return { ...rest, reply_to: { kind: typeof kind === 'string' ? kind : '?', hidden: true } };
 }
 
-/** The reply bus's detail types that carry a reply (SPEC §7), as the handler publishes them. */
+/** The reply bus's detail types that carry a reply, as the handler publishes them. */
 const REPLY_CARRYING = new Set<string>(Object.values(REPLY_DETAIL_TYPES));
 
 export function busLine(event: BusEvent): LocalLine {
@@ -48,13 +49,33 @@ export function busLine(event: BusEvent): LocalLine {
   return { type: 'event', bus: event.bus, source: event.source, detail_type: event.detailType, detail: event.detail };
 }
 
+/** Whether people need `line`: not a direct reply that the reply bus's line already showed. */
+export function isNews(line: LocalLine): boolean {
+  return !((line.type === 'reply' || line.type === 'thrown') && line.shown);
+}
+
+/**
+ * Whether the reply bus's event `event` carried the outcome of a direct invoke: the same reply, or
+ * the error reply of the error it threw.
+ */
+export function busCarried(event: BusEvent, outcome: { ok: true; result: any } | { ok: false; error: { errorType: string; errorMessage: string } }): boolean {
+  const line = busLine(event);
+  if (line.type !== 'reply') return false;
+  const carried = line.reply ?? {};
+  if (outcome.ok) {
+    const reply = outcome.result ?? {};
+    return carried.status === reply.status && carried.run_id === reply.run_id && carried.call_id === reply.call_id;
+  }
+  return carried.status === 'error' && carried.error?.type === outcome.error.errorType && carried.error?.message === outcome.error.errorMessage;
+}
+
 export function formatLine(line: LocalLine): string {
   switch (line.type) {
     case 'info':
     case 'step':
       return line.message;
     case 'ready':
-      return `ready: stack ${t(line.stack)}${line.api_url ? `, approvals API ${t(line.api_url)}` : ''}`;
+      return `ready: stack ${t(line.stack)}${line.api_url ? `, approvals API ${t(line.api_url)}` : ''}${line.inbox_url ? `, approvals inbox ${t(line.inbox_url)}` : ''}`;
     case 'call': {
       const e = line.envelope as { tool?: string; args?: unknown; approval_id?: string };
       if (e && typeof e === 'object' && typeof e.approval_id === 'string' && e.tool === undefined) return `→ resume ${t(e.approval_id)}`;
@@ -94,7 +115,7 @@ export function formatReply(reply: any): string {
     case 'ok':
       return `ok ${tool} result ${json(reply.result ?? null)}${approval ? ` (${approval})` : ''}`;
     case 'pending_approval':
-      return `pending_approval ${tool} ${approval}${reply.expires_at ? ` (expires ${t(reply.expires_at)})` : ''}`;
+      return `pending_approval ${tool} ${approval}${reply.expires_at ? ` (expires ${t(reply.expires_at)})` : ''}${reply.inbox_url ? ` decide at ${t(reply.inbox_url)}` : ''}`;
     case 'already_done':
       return `already_done ${tool} ${approval ?? ''} result ${json(reply.result ?? null)}`.replace('  ', ' ');
     case 'error': {

@@ -16,10 +16,12 @@ export interface RunCredentials {
   readonly functions: AccessKey;
   /** What `approvals --local` signs with (the state file holds them). */
   readonly approver: AccessKey;
+  /** What `local call` signs with (the state file holds them): it may invoke the tool handler, nothing else. */
+  readonly caller: AccessKey;
 }
 
 export function newRunCredentials(): RunCredentials {
-  return { handler: newAccessKey(), functions: newAccessKey(), approver: newAccessKey() };
+  return { handler: newAccessKey(), functions: newAccessKey(), approver: newAccessKey(), caller: newAccessKey() };
 }
 
 /** Shaped like IAM's: `AKIA` and 16 upper-case characters, a 40-character secret. */

@@ -1,5 +1,5 @@
 /**
- * The metrics a local run's functions emitted (SPEC §14), read from their log lines as CloudWatch
+ * The metrics a local run's functions emitted, read from their log lines as CloudWatch
  * reads Embedded Metric Format: each directive's dimension sets and metrics, values from the line's
  * root. `local demo` ends with them as a small table, per tool.
  */

@@ -1,5 +1,5 @@
 /**
- * A local run of one `ToolHandler` (SPEC §12, last paragraph): dynalite with the approvals table, the
+ * A local run of one `ToolHandler`: dynalite with the approvals table, the
  * synthesized handler, approvals engine, API and expirer each in a worker thread of this process
  * with the environment the template gives it (local/function-sandbox.ts), Lambda's Invoke and
  * EventBridge's PutEvents on a local port, the API behind a local function URL that checks SigV4,
@@ -11,11 +11,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { auditRecordOf } from '../console/audit-record';
 import { CliError } from '../console/errors';
-import { ENV, HANDLER_OWNER } from '../lambda/construct-contract';
+import { ENV, HANDLER_OWNER, INBOX_ENV } from '../lambda/construct-contract';
+import { PACKAGED_FUNCTIONS, type LocalPackagedRole, type PackagedFunctionRole } from '../lambda/packaged-functions';
 import { approvalKeyPrefix } from '../lambda/stores/dynamo-items';
-import { findToolHandlers, readStack, type FunctionResource, type Template, type ToolHandlerParts } from './assembly';
+import { findInbox, findToolHandlers, readStack, type FunctionResource, type Template, type ToolHandlerParts } from './assembly';
+import { startHttpApiHost, type HttpApiHost } from './http-api-host';
+import { startLocalOidcIssuer, type LocalOidcIssuer } from './oidc-issuer';
 import { createTableInput, startDynamo, type LocalDynamo } from './dynamo';
 import { startEndpoints, type BusEvent, type LocalEndpoints } from './endpoints';
+import { startS3, type LocalS3 } from './s3';
 import { EventPatternError } from './event-pattern';
 import { FunctionSandbox, type FunctionSpec, type InvokeOutcome } from './function-sandbox';
 import { startFunctionUrlHost, type FunctionUrlHost } from './function-url';
@@ -24,13 +28,24 @@ import { LOCAL_ACCOUNT, LOCAL_REGION, Resolver } from './intrinsics';
 import { sdkNodePath } from './modules';
 import { notificationsFor, topicRules, type TopicRule } from './notifications';
 import { pipeSpec, resumeMessage, resumeRuleSpec, type PipeSpec, type ResumeRuleSpec } from './pipe';
-import { busLine, shownEnvelope, type LocalLine } from './print';
+import { busCarried, busLine, shownEnvelope, type LocalLine } from './print';
 import { newRunCredentials, type AccessKey } from './run-credentials';
 
 /** Who the local function URL says the approver is, unless `--principal` says otherwise. */
 export const LOCAL_APPROVER_ARN = `arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/Approver/alice`;
 
-type Part = 'handler' | 'engine' | 'api' | 'expirer';
+/**
+ * What the run starts: the handler, the package's functions that run beside it
+ * (lambda/packaged-functions.ts), and the approvals inbox that serves it, if any.
+ */
+type Part = 'handler' | LocalPackagedRole | 'inbox';
+
+const LOCAL_PACKAGED_ROLES = (Object.keys(PACKAGED_FUNCTIONS) as PackagedFunctionRole[]).filter(
+  (role): role is LocalPackagedRole => PACKAGED_FUNCTIONS[role].runsLocally,
+);
+
+/** Who signs in to the local inbox, unless a test says otherwise (`LocalRun.signInToInbox`). */
+export const LOCAL_INBOX_USER = { sub: 'local-approver', email: 'approver@localhost' } as const;
 
 /** The reply bus's local name when the stack has none. */
 export const STAND_IN_BUS = 'local-reply-bus';
@@ -67,7 +82,15 @@ export class LocalRun {
   private messages = 0;
   private dynamo?: LocalDynamo;
   private endpoints?: LocalEndpoints;
+  /** S3 for offloaded results (`resultOffload`): the handler puts them, a presigned URL gets them. */
+  private s3?: LocalS3;
   private url?: FunctionUrlHost;
+  private inboxHost?: HttpApiHost;
+  private oidcIssuer?: LocalOidcIssuer;
+  /** The groups the local approver is in: every group the inbox names, so it may decide what the run serves. */
+  private inboxGroups: string[] = [];
+  /** What the run itself sets in a part's environment (its local endpoints), before `overrides`. */
+  private readonly localEnv: Partial<Record<Part, Record<string, string>>> = {};
   private pipe?: PipeSpec;
   private resumeRule?: ResumeRuleSpec;
   /** The handler's owner: its approvals' keys are `approval#<owner>#<id>`. */
@@ -76,6 +99,8 @@ export class LocalRun {
   private parts!: ToolHandlerParts;
   private keyNames: string[] = [];
   private tableName?: string;
+  /** The tool handler function's name in this run. */
+  private handlerName = '';
   private queueArn = `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT}:local-tool-queue`;
   private readonly pending = new Set<Promise<unknown>>();
   private readonly credentials = newRunCredentials();
@@ -101,6 +126,21 @@ export class LocalRun {
     return this.url?.url;
   }
 
+  /** The local approvals inbox (`http://127.0.0.1:<port>/`), when an `ApprovalsInbox` of the stack serves the handler. */
+  get inboxUrl(): string | undefined {
+    return this.inboxHost && `${this.inboxHost.url}/`;
+  }
+
+  /** The local OpenID issuer the inbox signs in with. */
+  get inboxIssuerUrl(): string | undefined {
+    return this.oidcIssuer?.url;
+  }
+
+  /** Who signs in to the local inbox from now on (the local issuer signs them in at once). */
+  async signInToInbox(claims: Record<string, unknown>): Promise<void> {
+    await this.oidcIssuer?.signInAs(claims);
+  }
+
   get region(): string {
     return LOCAL_REGION;
   }
@@ -113,6 +153,11 @@ export class LocalRun {
   /** Where the functions' DynamoDB clients are pointed (`AWS_ENDPOINT_URL_DYNAMODB`): the checked front of dynalite. */
   get dynamoEndpointUrl(): string {
     return this.dynamo!.endpoint;
+  }
+
+  /** What `local call` needs: the Lambda endpoint, the tool handler's name, and the keys that may invoke it (and nothing else). */
+  get caller(): AccessKey & { readonly endpoint: string; readonly functionName: string } {
+    return { ...this.credentials.caller, endpoint: this.endpoints!.url, functionName: this.handlerName };
   }
 
   /** The keys this run's function URL knows as the approver (random, made at the run's start), and who that is. */
@@ -152,7 +197,7 @@ export class LocalRun {
     this.template = stack.template;
     const all = findToolHandlers(stack);
     const wanted = this.options.handler;
-    const chosen = wanted ? all.find((p) => p.handler.constructPath.startsWith(wanted) || p.handler.logicalId === wanted) : all[0];
+    const chosen = wanted ? all.find((p) => p.constructPath === wanted || p.handler.constructPath.startsWith(wanted) || p.handler.logicalId === wanted) : all[0];
     if (!chosen) throw new CliError(`No ToolHandler ${wanted} in stack ${stack.name}.`);
     if (!wanted && all.length > 1) {
       this.emit({ type: 'info', message: `note: the stack has ${all.length} ToolHandlers; running ${chosen.handler.constructPath} (pick with --handler).` });
@@ -167,6 +212,7 @@ export class LocalRun {
     }
     this.owner = String(chosen.handler.properties.Environment?.Variables?.[ENV.owner] ?? HANDLER_OWNER);
     const resolver = new Resolver(stack.template);
+    this.handlerName = resolver.name(chosen.handler.logicalId);
     if (chosen.queueId) this.queueArn = resolver.arn(chosen.queueId);
     const topics = topicRules(stack.template, resolver);
     this.topicRules = topics.rules;
@@ -175,7 +221,7 @@ export class LocalRun {
     }
 
     const nodePath = sdkNodePath().join(path.delimiter);
-    const { handler: handlerKey, functions: functionsKey } = this.credentials;
+    const { handler: handlerKey, functions: functionsKey, caller: callerKey } = this.credentials;
     // The keys the functions sign their AWS calls with: the only keys the Lambda, EventBridge and DynamoDB endpoints know.
     const functionKeys = new Map([handlerKey, functionsKey].map((key) => [key.accessKeyId, key.secretAccessKey]));
     this.dynamo = await startDynamo({ region: LOCAL_REGION, keys: functionKeys });
@@ -198,12 +244,14 @@ export class LocalRun {
       },
       {
         region: LOCAL_REGION,
-        keys: functionKeys,
+        keys: new Map([...functionKeys, [callerKey.accessKeyId, callerKey.secretAccessKey]]),
         urlOnly: new Set(apiName ? [apiName] : []),
         invokedOnlyBy: new Map(engineName ? [[engineName, handlerKey.accessKeyId]] : []),
+        invokesOnly: new Map([[callerKey.accessKeyId, this.handlerName]]),
       },
     );
 
+    this.s3 = await startS3({ region: LOCAL_REGION, keys: functionKeys });
     const runtimeEnv = {
       AWS_REGION: LOCAL_REGION,
       AWS_DEFAULT_REGION: LOCAL_REGION,
@@ -211,6 +259,8 @@ export class LocalRun {
       AWS_ENDPOINT_URL_LAMBDA: this.endpoints.url,
       AWS_ENDPOINT_URL_EVENTBRIDGE: this.endpoints.url,
       ...(this.options.sfnEndpoint ? { AWS_ENDPOINT_URL_SFN: this.options.sfnEndpoint } : {}),
+      AWS_ENDPOINT_URL_SQS: this.endpoints.url,
+      AWS_ENDPOINT_URL_S3: this.s3.url,
       AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: '1',
       AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs_local',
     };
@@ -219,7 +269,7 @@ export class LocalRun {
       if (!fn.codeDir || !fs.existsSync(fn.codeDir)) {
         throw new CliError(`The ${label} function's code (${fn.constructPath}) is not in the assembly: was it synthesized with bundling?`);
       }
-      const env = { ...resolver.environment(fn.properties), ...this.replyBusFor(label, fn), ...this.options.overrides?.[label] };
+      const env = { ...resolver.environment(fn.properties), ...this.replyBusFor(label, fn), ...this.localEnv[label], ...this.options.overrides?.[label] };
       const key = label === 'handler' ? handlerKey : functionsKey;
       const spec: FunctionSpec = {
         name: resolver.name(fn.logicalId),
@@ -238,10 +288,38 @@ export class LocalRun {
       };
       this.sandboxes.set(spec.name, new FunctionSandbox(spec, { nodePath, onLog: (fnLabel, line) => this.functionLine(fnLabel, line) }));
     };
+    const inbox = findInbox(stack, this.owner);
+    if (inbox) {
+      // Its origin must be known before the function starts: the host comes first, then the function behind it.
+      this.inboxHost = await startHttpApiHost(async (event) => {
+        const outcome = await this.sandbox('inbox')!.invoke(event);
+        if (!outcome.ok) throw new Error(`${outcome.error.errorType}: ${outcome.error.errorMessage}`);
+        this.afterInboxCall(event.requestContext.http.method, event.rawPath, outcome.result);
+        return outcome.result as any;
+      });
+      const env = resolver.environment(inbox.fn.properties);
+      this.inboxGroups = [...new Set(Object.values<string[]>(JSON.parse(env[INBOX_ENV.approvers] ?? '{}')).flat())];
+      this.oidcIssuer = await startLocalOidcIssuer({ ...LOCAL_INBOX_USER, groups: this.inboxGroups });
+      this.localEnv.inbox = {
+        [INBOX_ENV.issuer]: this.oidcIssuer.url,
+        [INBOX_ENV.origin]: this.inboxHost.url,
+        // Signing in goes to the local issuer, whose discovery document names its endpoints.
+        [INBOX_ENV.authorizationEndpoint]: '',
+        [INBOX_ENV.tokenEndpoint]: '',
+        [INBOX_ENV.groupsClaim]: 'groups',
+        // The run serves one handler: the inbox serves only its owner here.
+        [INBOX_ENV.handlers]: JSON.stringify(
+          (JSON.parse(env[INBOX_ENV.handlers] ?? '[]') as Array<{ owner: string }>).filter((h) => h.owner === this.owner),
+        ),
+      };
+      if (chosen.handler.properties.Environment?.Variables?.[ENV.inboxUrl] !== undefined) {
+        this.localEnv.handler = { [ENV.inboxUrl]: `${this.inboxHost.url}/#/o/${encodeURIComponent(this.owner)}/a/` };
+      }
+    }
     start('handler', chosen.handler);
-    start('engine', chosen.engine);
-    start('api', chosen.api);
-    start('expirer', chosen.expirer);
+    for (const role of LOCAL_PACKAGED_ROLES) start(role, chosen[role]);
+    if (inbox) start('inbox', inbox.fn);
+
     try {
       await Promise.all([...this.sandboxes.values()].map((w) => w.ready()));
     } catch (error) {
@@ -274,6 +352,7 @@ export class LocalRun {
       type: 'ready',
       stack: stack.name,
       api_url: this.url?.url,
+      ...(this.inboxHost ? { inbox_url: `${this.inboxHost.url}/` } : {}),
       functions: Object.fromEntries([...this.sandboxes.values()].map((w) => [w.spec.label, w.spec.name])),
     });
   }
@@ -342,8 +421,11 @@ export class LocalRun {
   /** One direct invoke of the handler with `envelope`: its reply, or the error it threw. */
   async invoke(envelope: unknown): Promise<InvokeOutcome> {
     this.emit({ type: 'call', envelope: shownEnvelope(envelope), via: 'direct' });
+    const before = this.events.length;
     const outcome = await this.sandbox('handler')!.invoke(envelope);
-    this.emit(outcome.ok ? { type: 'reply', reply: outcome.result, via: 'direct' } : { type: 'thrown', error: outcome.error });
+    // With a reply bus, the handler published the outcome before it returned: that line showed it.
+    const shown = this.events.slice(before).some((event) => busCarried(event, outcome)) ? ({ shown: true } as const) : {};
+    this.emit(outcome.ok ? { type: 'reply', reply: outcome.result, via: 'direct', ...shown } : { type: 'thrown', error: outcome.error, ...shown });
     return outcome;
   }
 
@@ -381,6 +463,13 @@ export class LocalRun {
     for (const id of failures) {
       this.emit({ type: 'failed', message_id: id, note: 'reported failed (SQS would deliver it again); see --logs' });
     }
+  }
+
+  /** The pipe's stand-in, after the inbox answered a decision of this run's owner. */
+  private afterInboxCall(method: string, rawPath: string, result: unknown): void {
+    const match = /^\/api\/owners\/([^/]+)\/approvals\/([^/]+)\/decision$/.exec(rawPath);
+    if (!match || decodeURIComponent(match[1]) !== this.owner) return;
+    this.afterApiCall(method, `/approvals/${match[2]}/decision`, result);
   }
 
   /** The pipe's stand-in, after the API answered a decision. */
@@ -451,7 +540,10 @@ export class LocalRun {
     await this.settled().catch(() => undefined);
     await Promise.all([...this.sandboxes.values()].map((w) => w.stop().catch(() => undefined)));
     await this.url?.close().catch(() => undefined);
+    await this.inboxHost?.close().catch(() => undefined);
+    await this.oidcIssuer?.close().catch(() => undefined);
     await this.endpoints?.close();
+    await this.s3?.close();
     await this.dynamo?.stop();
     this.auditFile?.remove();
   }

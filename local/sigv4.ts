@@ -1,6 +1,6 @@
 /**
  * Checks a request's SigV4 signature the way an AWS front end does: first that `Host` is this
- * endpoint on loopback (the local run is closed to other hosts, SPEC §13), then the credential
+ * endpoint on loopback (the local run is closed to other hosts), then the credential
  * scope (service, region, date), a 15-minute clock window, the payload's hash, and the signature
  * itself, recomputed with the AWS SDK's own signer from the secret of the access key the request
  * names. Used by every local endpoint: the function URL, Lambda's Invoke, EventBridge's PutEvents and

@@ -1,5 +1,5 @@
 /**
- * How `approvals --local` finds a running `local`: a small file, one per working directory (or
+ * How `approvals --local` finds a running `local`: a small file, one per app folder (or
  * `CDK_TOOL_HANDLER_LOCAL_STATE`), holding the local API's URL and the run's approver keys, the
  * secret its function URL accepts; only its owner may read it (mode 0600). It lives in a directory
  * of the user's own that no other user can create or replace, never under a predictable name in a
@@ -24,6 +24,8 @@ export interface LocalState {
   readonly pid: number;
   /** The run's audit file (`auditFileFor`): one audit record per line, as its functions wrote them. */
   readonly audit?: string;
+  /** Where `local call` sends calls: the run's Lambda endpoint, the tool handler's name, and keys that may invoke it only. */
+  readonly calls?: { readonly endpoint: string; readonly functionName: string; readonly accessKeyId: string; readonly secretAccessKey: string };
 }
 
 export const STATE_VARIABLE = 'CDK_TOOL_HANDLER_LOCAL_STATE';
@@ -43,9 +45,20 @@ export function statePath(env: Env, cwd = process.cwd()): string {
   return stateFileIn(dir, cwd);
 }
 
-/** Where `approvals --local` looks: the same file as `statePath`, without making anything. */
-function findStatePath(env: Env, cwd = process.cwd()): string {
-  return env[STATE_VARIABLE] || stateFileIn(stateDirectory(env), cwd);
+/**
+ * Where `approvals --local` (and `local call`) look, without making anything: the file `statePath`
+ * gives for `cwd` or, failing that, for the nearest folder above it that has one, so that a command
+ * run from `app/lib` finds the run started in `app`. `undefined` when no folder has one.
+ */
+function findStatePath(env: Env, cwd = process.cwd()): string | undefined {
+  const given = env[STATE_VARIABLE];
+  if (given) return given;
+  const dir = stateDirectory(env);
+  for (let folder = path.resolve(cwd); ; folder = path.dirname(folder)) {
+    const file = stateFileIn(dir, folder);
+    if (fs.existsSync(file)) return file;
+    if (path.dirname(folder) === folder) return undefined;
+  }
 }
 
 function stateFileIn(dir: string, cwd: string): string {
@@ -96,17 +109,38 @@ function ensurePrivateDirectory(dir: string): void {
 }
 
 /**
+ * The `local --mcp` bearer token of the app in `cwd`: kept beside the state files (same private
+ * directory; beside `CDK_TOOL_HANDLER_LOCAL_STATE` when that is set) so that a saved MCP client
+ * configuration keeps working across runs; a new one is made when there is none or `rotate` is set.
+ */
+export function mcpToken(env: Env, options: { rotate?: boolean } = {}, cwd = process.cwd()): string {
+  const file = `${statePath(env, cwd)}.mcp-token`;
+  if (!options.rotate && fs.existsSync(file)) {
+    assertPrivate(file, 'MCP token file');
+    const kept = fs.readFileSync(file, 'utf8').trim();
+    if (/^[A-Za-z0-9_-]{43}$/.test(kept)) return kept;
+  }
+  const token = randomBytes(32).toString('base64url');
+  writePrivate(file, token);
+  return token;
+}
+
+/**
  * Written to a new file, private from its creation, then renamed over the path: a file left there
  * before (whatever its mode or owner's intent) never receives the secret.
  */
 export function writeState(file: string, state: LocalState): void {
+  writePrivate(file, JSON.stringify(state, null, 2));
+}
+
+function writePrivate(file: string, text: string): void {
   const fresh = `${file}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
   try {
-    fs.writeFileSync(fresh, JSON.stringify(state, null, 2), { mode: 0o600, flag: 'wx' });
+    fs.writeFileSync(fresh, text, { mode: 0o600, flag: 'wx' });
     fs.renameSync(fresh, file);
   } catch (error) {
     fs.rmSync(fresh, { force: true });
-    throw new CliError(`Could not write the local run's state file ${file}: ${(error as Error).message}`);
+    throw new CliError(`Could not write the local run's file ${file}: ${(error as Error).message}`);
   }
 }
 
@@ -127,13 +161,17 @@ export function removeState(file: string, pid = process.pid): void {
   }
 }
 
-export function readState(env: Env): LocalState {
-  const file = findStatePath(env);
+export function readState(env: Env, cwd = process.cwd()): LocalState {
+  const file = findStatePath(env, cwd);
+  const noRun =
+    'No local run found here or in a folder above: start `cdk-tool-handler local` in your app\'s folder (where cdk.json is) ' +
+    'first; it keeps running until Ctrl-C.';
+  if (file === undefined) throw new CliError(noRun);
   let state: LocalState;
   try {
     state = JSON.parse(fs.readFileSync(file, 'utf8')) as LocalState;
   } catch {
-    throw new CliError('No local run found: start `cdk-tool-handler local` in this directory first (it keeps running until Ctrl-C).');
+    throw new CliError(noRun);
   }
   assertPrivate(file);
   if (!alive(state.pid)) {

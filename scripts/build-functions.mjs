@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Builds the package's own Lambda functions (the approvals engine, API and expirer, and the Gateway
-// interceptor, which bundles its token verifier, jose) into
+// Builds the package's own Lambda functions, as lambda/packaged-functions.ts lists them (the approvals
+// engine, API and expirer, and the Gateway interceptor, which bundles its token verifier, jose), into
 // dist/functions/<name>/index.js, so that a user's synth never needs this package's TypeScript
 // sources. The AWS SDK is left to the Lambda runtime.
 //
@@ -18,7 +18,8 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
-const functions = ['approvals-engine', 'approvals-api', 'approvals-expirer', 'gateway-interceptor'];
+const registryFile = path.join(root, 'lambda', 'packaged-functions.ts');
+const functions = Object.values((await loadTypeScript(registryFile)).PACKAGED_FUNCTIONS).map((fn) => fn.name);
 const outputOf = (name) => path.join(root, 'dist', 'functions', name, 'index.js');
 /**
  * When the last build started and the files it read (esbuild's inputs, this script, and npm's record
@@ -29,7 +30,7 @@ const inputsFile = path.join(root, 'dist', 'functions-inputs.json');
 if (process.argv.includes('--if-stale') && fresh()) process.exit(0);
 
 const startedAt = Date.now();
-const inputs = new Set([fileURLToPath(import.meta.url), path.join(root, 'node_modules', '.package-lock.json')]);
+const inputs = new Set([fileURLToPath(import.meta.url), registryFile, path.join(root, 'node_modules', '.package-lock.json')]);
 await Promise.all(
   functions.map(async (name) => {
     const result = await build({
@@ -69,6 +70,12 @@ function fresh() {
     }
   };
   return functions.every((name) => fs.existsSync(outputOf(name))) && !built.inputs.some((input) => newerThanBuild(path.join(root, input)));
+}
+
+/** A TypeScript module of plain constants, compiled by esbuild and imported. */
+async function loadTypeScript(file) {
+  const result = await build({ entryPoints: [file], bundle: true, format: 'esm', platform: 'node', write: false, logLevel: 'warning' });
+  return import(`data:text/javascript;base64,${Buffer.from(result.outputFiles[0].contents).toString('base64')}`);
 }
 
 function writeWhole(file, contents) {

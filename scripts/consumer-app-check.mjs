@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A new user's first hour, as a check (issue 21): a fresh app made the way today's `cdk init` makes
+// A new user's first hour, as a check: a fresh app made the way today's `cdk init` makes
 // it, the package installed from its packed tarball, and the README followed literally. The blocks it
 // runs and writes are taken from README.md by their `<!-- consumer-app: NAME -->` markers, so the
 // README's text is what is tested:

@@ -28,7 +28,10 @@ export interface OpSamples {
   readonly roundTrips: number[];
   readonly ms: number[];
 }
-/** `${side}.${operation}` → samples; operations: call, repeat, resume (and request: an approval request; readonly: a read-only tool's call). */
+/**
+ * `${side}.${operation}` → samples; operations: call, repeat, resume (and request: an approval request;
+ * readonly: a read-only tool's call; limited: a call of a tool with a `rateLimit`).
+ */
 export type DynamoResult = Record<string, OpSamples>;
 
 type BatchHandler = (event: SQSEvent, context: unknown) => Promise<{ batchItemFailures: unknown[] }>;
@@ -107,6 +110,10 @@ runMain(async (): Promise<DynamoResult> => {
     // Ours: a call of a read-only tool (never duplicate-suppressed: no store request at all).
     const peek = sqsEvent([sqsRecord(`msg-peek-${i}`, callBody('peek', {}, `run-peek-${i}`, `call-peek-${i}`))]);
     await measure('ours.readonly', oursCounted.requests, batchOk(ours, peek));
+
+    // Ours: a call of a rate-limited tool (its count, then the call as any other).
+    const limited = sqsEvent([sqsRecord(`msg-limited-${i}`, callBody('limited', {}, `run-limited-${i}`, `call-limited-${i}`))]);
+    await measure('ours.limited', oursCounted.requests, batchOk(ours, limited));
 
     // Ours: a call of a tool that needs approval, the approver's decision, then the resume.
     const request = { tool: 'refund', args: { orderId: `order-${i}` }, run_id: `run-apr-${i}`, call_id: `call-apr-${i}` };

@@ -1,5 +1,5 @@
 /**
- * The cold-start floor (issue 12): what a hand-written handler with no library costs. It loads the
+ * The cold-start floor: what a hand-written handler with no library costs. It loads the
  * same SDK modules as ours does at init (the DynamoDB client and document client; clients are made
  * on first use, and nothing here uses them), the same zod schemas, and handles an SQS batch: parse
  * each body, find the tool, validate its args, run it, report the records that failed. No envelope

@@ -1,5 +1,5 @@
 /**
- * This library's handler, written as the sample app (SPEC §1) writes it: `toolHandler(tools)`, with
+ * This library's handler, written as the sample app writes it: `toolHandler(tools)`, with
  * the approvals table (and so duplicate suppression) from TOOL_HANDLER_APPROVALS_TABLE.
  *
  * `BENCH_STORE=memory` swaps in a MemoryApprovalStore at run time (cold start and throughput run with

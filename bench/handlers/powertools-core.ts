@@ -22,7 +22,7 @@ import * as z from 'zod';
 import { MemoryPersistenceLayer } from './memory-persistence';
 import { AddInput, NoopInput, RefundInput, runAdd, runNoop, runRefund, runSleep, SleepInput } from './schemas';
 
-/** The envelope of SPEC §2 (a call), as a Powertools user would write it in zod. */
+/** A call's envelope, as a Powertools user would write it in zod. */
 const Id = z
   .string()
   .min(1)

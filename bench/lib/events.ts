@@ -13,7 +13,7 @@ export function sqsEvent(records: SQSRecord[]): SQSEvent {
   return { Records: records };
 }
 
-/** A call envelope (§2) with its ids. */
+/** A call envelope with its ids. */
 export function callBody(tool: string, args: Record<string, unknown>, runId: string, callId: string): string {
   return JSON.stringify({ tool, args, run_id: runId, call_id: callId });
 }

@@ -1,6 +1,6 @@
 /**
  * `audit [--since] [--caller] [--tool] [--approval] (--stack NAME [--output KEY] | --local) [--json]`:
- * the audit records (README, "Audit records") of a deployed stack, read from its log groups in
+ * the audit records (docs/operations.md, "Audit records") of a deployed stack, read from its log groups in
  * CloudWatch Logs, or of the running local run, from its audit file; newest last, one line each for
  * people or one JSON record each (`--json`, as written). Every value printed is escaped.
  */

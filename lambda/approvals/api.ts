@@ -1,8 +1,9 @@
 /**
- * The approvals API behind a Lambda function URL with AWS_IAM auth: list, read and decide.
- * The decider is the caller's authenticated principal, never a field of the request.
+ * The approvals API: list, read and decide. Behind a Lambda function URL with AWS_IAM auth by
+ * default; the inbox serves the same routes to approvers it authenticates by token. The decider
+ * is whoever `authenticate` says, never a field of the request.
  */
-import type { APIGatewayProxyStructuredResultV2 as LambdaFunctionURLResult, LambdaFunctionURLEventWithIAMAuthorizer as LambdaFunctionURLEvent } from 'aws-lambda';
+import type { APIGatewayProxyStructuredResultV2 as LambdaFunctionURLResult, LambdaFunctionURLEvent } from 'aws-lambda';
 import * as z from 'zod';
 import { decisionAudit } from './approval-audit';
 import { ownerFrom } from '../config';
@@ -13,11 +14,14 @@ import { approvalMissing, DecisionRefused } from '../stores/store-errors';
 import { MAX_PAGE_LIMIT } from '../stores/options';
 import type { ApprovalStatus, ApprovalStore } from '../stores/types';
 import { toApiRecord } from './api-record';
+import { iamApprover, Unauthenticated, type Authenticate } from './authenticate';
 
 export interface ApprovalsApiOptions {
   readonly store: ApprovalStore;
-  /** Whose decisions are counted, in which namespace (SPEC §14). @default - no metrics line */
+  /** Whose decisions are counted, in which namespace. @default - no metrics line */
   readonly metrics?: MetricsTarget;
+  /** Who is asking, on every route. @default iamApprover - the signer an AWS_IAM function URL verified */
+  readonly authenticate?: Authenticate;
 }
 
 export type ApprovalsApi = (event: LambdaFunctionURLEvent) => Promise<LambdaFunctionURLResult>;
@@ -50,6 +54,7 @@ class HttpError extends Error {
 
 export function approvalsApi(options: ApprovalsApiOptions): ApprovalsApi {
   const { store } = options;
+  const authenticate = options.authenticate ?? iamApprover;
   return async (event) => {
     try {
       return json(200, await route(event));
@@ -68,20 +73,19 @@ export function approvalsApi(options: ApprovalsApiOptions): ApprovalsApi {
     }
     if (segments.length === 1) {
       allow(method, 'GET');
+      await authenticate(event);
       return list(event.queryStringParameters ?? {});
     }
     const approvalId = segments[1];
     if (segments.length === 2) {
       allow(method, 'GET');
+      await authenticate(event);
       const record = await store.read(approvalId);
       if (!record) throw approvalMissing(approvalId);
       return toApiRecord(record);
     }
     allow(method, 'POST');
-    const by = event.requestContext?.authorizer?.iam?.userArn;
-    if (typeof by !== 'string' || by.length === 0) {
-      throw new HttpError(403, 'unauthenticated', 'The request carries no IAM identity: call the API through its function URL, signed with SigV4.');
-    }
+    const { id: by } = await authenticate(event);
     const body = parseDecision(event);
     const record = await store.decide(approvalId, {
       approved: body.approved,
@@ -148,6 +152,7 @@ function badRequest(message: string): HttpError {
 
 function asHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
+  if (error instanceof Unauthenticated) return new HttpError(error.statusCode, 'unauthenticated', error.message);
   if (error instanceof ApprovalNotFound) return new HttpError(404, 'not_found', error.message);
   if (error instanceof DecisionRefused) return new HttpError(409, error.conflict, error.message);
   if (error instanceof ToolUsageError) return badRequest(error.message);

@@ -44,6 +44,7 @@ export class EngineApprovals implements HandlerApprovalStore {
       call_id: input.callId,
       ...(input.requestedBy === undefined ? {} : { requested_by: input.requestedBy }),
       ...(input.flow === 'sfn' || input.flow === 'durable' ? { flow: input.flow } : {}),
+      ...(input.trace === undefined ? {} : { trace: input.trace }),
     });
     return { created: response.created === true, record: response.record! };
   }

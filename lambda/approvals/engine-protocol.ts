@@ -30,6 +30,14 @@ export const engineRequestSchema = z.discriminatedUnion('op', [
     requested_by: caller.optional(),
     /** The kind of the flow that waits for the call; its token never travels to the engine. */
     flow: z.enum(['sfn', 'durable']).optional(),
+    /** The trace the call continues, as the handler read it (trace.ts). */
+    trace: z
+      .strictObject({
+        traceparent: z.string().regex(/^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/),
+        tracestate: z.string().max(512).optional(),
+        traceId: z.string().regex(/^[0-9a-f]{32}$/),
+      })
+      .optional(),
   }),
   z.strictObject({
     op: z.literal('claim'),

@@ -45,6 +45,7 @@ export function approvalsEngine(options: ApprovalsEngineOptions): ApprovalsEngin
           fingerprint: callFingerprint(request.tool, request.args),
           ...(request.requested_by === undefined ? {} : { requestedBy: request.requested_by }),
           ...(request.flow === undefined ? {} : { flow: request.flow }),
+          ...(request.trace === undefined ? {} : { trace: request.trace }),
         });
         return { ok: true, created: outcome.created, record: outcome.record };
       }

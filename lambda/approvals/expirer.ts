@@ -22,7 +22,7 @@ export interface ApprovalsExpirerOptions {
   readonly bus?: Pick<EventBridgeReplyPublisher, 'publishEvent'>;
   /** Other targets told of each expiry, after the bus. @default - none */
   readonly targets?: readonly ResultTarget[];
-  /** Whose figures each run writes, in which namespace (SPEC §14). @default - no metrics line */
+  /** Whose figures each run writes, in which namespace. @default - no metrics line */
   readonly metrics?: MetricsTarget;
 }
 

@@ -9,6 +9,7 @@ import { errorReply, type CallIdentity, type ErrorReply, type Reply } from '../r
 import { deliver, refuse, type DeliveryTerms } from './host';
 import type { Invocation } from './invocation';
 import { finishDelivery } from './finish-delivery';
+import { logWarning } from '../log';
 
 /** A call as such a host reads it: whom it names, and its envelope or why it cannot run. */
 export interface ReplyCall extends CallIdentity {
@@ -16,7 +17,7 @@ export interface ReplyCall extends CallIdentity {
   readonly refused?: ToolHandlerError;
 }
 
-/** The reply, or the error as a reply; `kept` when an earlier delivery ran the call (§6a). */
+/** The reply, or the error as a reply; `kept` when an earlier delivery ran the call. */
 export interface Answered {
   readonly reply: Reply | ErrorReply;
   readonly kept?: boolean;
@@ -30,7 +31,24 @@ export async function answerAsReply(call: ReplyCall, invocation: Invocation, sou
   const { outcome } = ended;
   // An envelope refused as a whole (a tool name it does not accept) names no call: the host's call does.
   if (!outcome.ok) return { reply: errorReply(outcome.error, outcome.identity.runId === undefined ? call : outcome.identity) };
-  return { reply: outcome.reply, kept: outcome.kept };
+  return { reply: await withResultUrl(outcome.reply, invocation), kept: outcome.kept };
+}
+
+/**
+ * An offloaded result's reference with a presigned GET URL: these hosts' callers fetch it. Added to
+ * the answer only: kept replies hold the reference alone. A URL that cannot be signed is left out.
+ */
+async function withResultUrl(reply: Reply, invocation: Invocation): Promise<Reply> {
+  // Folded away by the construct's bundling for a handler without `resultOffload` (OFFLOAD_BUNDLED).
+  if (process.env.TOOL_HANDLER_RESULT_OFFLOAD === 'false') return reply;
+  const ref = reply.status === 'pending_approval' ? undefined : reply.result_ref;
+  if (ref === undefined || invocation.offload === undefined) return reply;
+  try {
+    return { ...reply, result_ref: { ...ref, url: await invocation.offload.presign(ref) } } as Reply;
+  } catch (error) {
+    logWarning('the offloaded result could not be presigned; the reply carries its reference only', { error: (error as Error).message });
+    return reply;
+  }
 }
 
 /** A call refused before it ran: logged and published like any error reply. */

@@ -38,10 +38,10 @@ const SOURCE = 'bedrock-agent';
 const ID_PREFIX = 'bra_';
 
 /**
- * Amazon Bedrock Agents, an action group defined by function details (§15): the tool is `function`;
+ * Amazon Bedrock Agents, an action group defined by function details: the tool is `function`;
  * the args are built from `parameters` (`{ name, type, value }`, values as strings) by their declared
  * types and then checked by the tool's schema; the ids derive from the agent and session and from
- * the tool and its canonical args (as §11). It answers in Bedrock's response format with the reply's
+ * the tool and its canonical args (as the Gateway's). It answers in Bedrock's response format with the reply's
  * JSON, or the error reply's, as the TEXT body, `REPROMPT` for a `ToolUsageError`; it never throws.
  */
 export const bedrockAgentHost: Host<BedrockCall, BedrockAgentResponse> = {

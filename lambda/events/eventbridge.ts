@@ -5,6 +5,7 @@ import type { Reply } from '../reply';
 import { deliver, type Host } from './host';
 import { asyncRetry } from './invocation';
 import { replyOrThrow } from './finish-delivery';
+import { RESULT_LIMITS } from '../results';
 
 export type ToolCallEvent = EventBridgeEvent<string, unknown>;
 
@@ -29,7 +30,7 @@ export const eventBridgeHost: Host<ToolCallEvent, Reply> = {
     return event as unknown as ToolCallEvent;
   },
   async answer(event, invocation) {
-    const ended = await deliver(invocation, event.detail, `events:${event.source}`, event.id, { redelivery: asyncRetry(invocation) });
+    const ended = await deliver(invocation, event.detail, `events:${event.source}`, event.id, { redelivery: asyncRetry(invocation), resultLimit: RESULT_LIMITS.bus });
     return replyOrThrow(ended, invocation.results);
   },
   outOfTime: (_event, error) => Promise.reject(error),

@@ -9,6 +9,7 @@ import { isJsonObject, type JsonObject } from '../json';
 import { logWarning } from '../log';
 import { RESUME_APPROVAL_TOOL } from '../construct-contract';
 import type { ErrorReply, Reply } from '../reply';
+import { traceOf, type Trace } from '../trace';
 import { answerAsReply, refusedAsReply, type ReplyCall } from './as-reply';
 import type { Host } from './host';
 import type { CallerSettings } from './invocation';
@@ -33,6 +34,8 @@ export interface GatewayCall extends ReplyCall {
   readonly args?: JsonObject;
   /** The caller's proof, as the Gateway propagated it (the interceptor's header). */
   readonly proof?: string;
+  /** The trace the Gateway propagated (`traceparent`, `tracestate` headers: an MCP client's `_meta`). */
+  readonly trace?: Trace;
 }
 
 const SOURCE = 'agentcore';
@@ -60,6 +63,7 @@ export const gatewayHost: Host<GatewayCall, GatewayReply> = {
     const { reply, kept } = await answerAsReply(call, invocation, SOURCE, {
       caller,
       resumeLimits: { runIdPrefix: ID_PREFIX, requestedBy: caller?.id ?? null },
+      trace: read.trace,
     });
     if (kept) return { ...(reply as Reply), replayed: true };
     if (reply.status !== 'pending_approval') return reply;
@@ -79,7 +83,15 @@ function gatewayCallOf(event: unknown, context: Partial<Context> | undefined): G
   const target = at < 0 ? '' : qualifiedName.slice(0, at);
   const tool = at < 0 ? qualifiedName : qualifiedName.slice(at + SEPARATOR.length);
   const sessionId = nonEmptyString(custom.bedrockAgentCoreSessionId) ?? nonEmptyString(custom.bedrockagentcoreSessionId);
-  const read = { tool, target, qualifiedName, sessionId, proof: proofOf(custom) };
+  const headers = propagatedHeaders(custom);
+  const read = {
+    tool,
+    target,
+    qualifiedName,
+    sessionId,
+    proof: nonEmptyString(headers?.get(CALLER_PROOF_HEADER)),
+    trace: headers ? traceOf(headers.get('traceparent'), headers.get('tracestate'), 'agentcore') : undefined,
+  };
   if (!isJsonObject(event)) {
     const got = event === null ? 'null' : Array.isArray(event) ? 'an array' : typeof event;
     return { ...read, refused: new ToolUsageError(`A Gateway call's event must be the tool's args object, got: ${got}.`) };
@@ -125,11 +137,12 @@ async function callerOf(call: GatewayCall, settings: CallerSettings): Promise<Ca
 }
 
 /**
- * The proof among the headers the Gateway propagated (`bedrockAgentCorePropagatedHeaders`: names in
- * lower case; an object, or its JSON as a string, as a client context's values are strings).
+ * The headers the Gateway propagated (`bedrockAgentCorePropagatedHeaders`: an object, or its JSON as
+ * a string, as a client context's values are strings), by lower-case name; `undefined` without any.
  */
-function proofOf(custom: JsonObject): string | undefined {
+function propagatedHeaders(custom: JsonObject): Map<string, unknown> | undefined {
   let headers: unknown = custom.bedrockAgentCorePropagatedHeaders ?? custom.bedrockagentcorePropagatedHeaders;
+  if (headers === undefined) return undefined;
   if (typeof headers === 'string') {
     try {
       headers = JSON.parse(headers);
@@ -138,8 +151,7 @@ function proofOf(custom: JsonObject): string | undefined {
     }
   }
   if (!isJsonObject(headers)) return undefined;
-  const found = Object.entries(headers).find(([name]) => name.toLowerCase() === CALLER_PROOF_HEADER);
-  return found ? nonEmptyString(found[1]) : undefined;
+  return new Map(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 }
 
 function nonEmptyString(value: unknown): string | undefined {

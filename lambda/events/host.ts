@@ -1,5 +1,5 @@
 /**
- * The host contract (§15 "A host is one file"): every kind of event that invokes the handler is an
+ * The host contract (a host is one file): every kind of event that invokes the handler is an
  * adapter that recognises its events and answers them as its caller expects. `toolHandler` walks the
  * ordered list of them (hosts.ts), checks the invocation's budget once for all, and gives the event
  * to the first that recognises it. An adapter runs each delivery with `deliver` and refuses one it
@@ -29,7 +29,7 @@ export interface Host<Reading, Answer> {
 export type AnswerOf<H> = H extends Host<any, infer Answer> ? Answer : never;
 
 /** What a host says of a delivery besides its payload, source and id. */
-export type DeliveryTerms = Pick<Delivery, 'redelivery' | 'resumeLimits' | 'caller' | 'finalAttempt'>;
+export type DeliveryTerms = Pick<Delivery, 'redelivery' | 'resumeLimits' | 'caller' | 'finalAttempt' | 'trace' | 'resultLimit'>;
 
 /**
  * Runs one delivered payload in the invocation, under its allowlist and its deadline. The payload is
@@ -42,8 +42,8 @@ export function deliver(
   messageId: string | undefined,
   terms: DeliveryTerms = {},
 ): Promise<CallEnded> {
-  const { executor, allowed, deadline } = invocation;
-  return runEnvelope(executor, payload, { allowed, source, messageId, deadline, ...terms });
+  const { executor, allowed, deadline, offload } = invocation;
+  return runEnvelope(executor, payload, { allowed, source, messageId, deadline, results: offload, owner: executor.owner, ...terms });
 }
 
 /** A delivery refused before its payload runs: it ends like any call, failed with `error`. */

@@ -3,6 +3,7 @@ import { startDeadline, type StartedDeadline } from '../deadline';
 import type { Redelivery } from '../delivery';
 import type { ToolExecutor } from '../executor';
 import type { ResultDispatcher } from '../results/dispatch';
+import type { ResultOffload } from '../results';
 
 /** What `toolHandler` fixed once, when it was called. */
 export interface HandlerSettings {
@@ -18,6 +19,8 @@ export interface HandlerSettings {
   readonly maxReceiveCount: number | undefined;
   /** Where the hosts that can name a caller find what proves it. */
   readonly callers: CallerSettings;
+  /** Where results too big for the way back go. @default - none */
+  readonly offload?: ResultOffload;
 }
 
 /** Set by the construct (`addToGateway` with `callerIdentity`, `addToBedrockAgent` with `callerAttribute`), read once. */

@@ -7,6 +7,7 @@ import type { Caller } from '../caller';
 import type { SQSRecord } from 'aws-lambda';
 import { ToolUsageError } from '../errors';
 import { isJsonObject } from '../json';
+import { xrayTrace, type Trace } from '../trace';
 
 const SQS_EVENT_SOURCE = 'aws:sqs';
 
@@ -96,6 +97,12 @@ export function senderOf(record: ReceivedSqsRecord): Caller | undefined {
   const attributes = record.attributes;
   const id = isJsonObject(attributes) ? attributes.SenderId : undefined;
   return typeof id === 'string' && id.length > 0 ? { id, kind: 'iam', source: 'sqs', verified: true } : undefined;
+}
+
+/** The trace the record carries: SQS's `AWSTraceHeader` system attribute (X-Ray's format), converted. */
+export function traceOfRecord(record: ReceivedSqsRecord): Trace | undefined {
+  const attributes = record.attributes;
+  return isJsonObject(attributes) ? xrayTrace(attributes.AWSTraceHeader) : undefined;
 }
 
 /** A FIFO queue's batch: any record's ARN ends in `.fifo` (a batch comes from one queue). */

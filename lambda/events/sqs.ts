@@ -5,7 +5,9 @@ import { deliver, refuse, type Host } from './host';
 import { sqsRedelivery, type Invocation } from './invocation';
 import { forEachBounded } from './pool';
 import { finishDelivery } from './finish-delivery';
-import { isFifoBatch, isFinalReceive, messageGroupOf, recordProblem, senderOf, sourceQueueOf, sqsRecordsOf, type ReceivedSqsRecord } from './sqs-records';
+import { delayRetry } from './sqs-visibility';
+import { RESULT_LIMITS } from '../results';
+import { isFifoBatch, isFinalReceive, messageGroupOf, recordProblem, senderOf, sourceQueueOf, sqsRecordsOf, traceOfRecord, type ReceivedSqsRecord } from './sqs-records';
 
 /**
  * An SQS batch (`{ Records }` from an event source mapping, or the array of records that EventBridge
@@ -42,6 +44,7 @@ async function handleSqsBatch(records: readonly ReceivedSqsRecord[], invocation:
     const delivered = await finishDelivery(ended, invocation.results);
     publishing.delete(record);
     if (delivered) succeeded.add(record);
+    else await delayRetry(record, ended);
   };
   const work = isFifoBatch(records)
     ? forEachBounded(groupsOf(records), invocation.concurrency, invocation.deadline.signal, async (group) => {
@@ -79,6 +82,8 @@ function handleRecord(record: ReceivedSqsRecord, invocation: Invocation): Promis
     redelivery: sqsRedelivery(source, messageId),
     caller: senderOf(record),
     finalAttempt: isFinalReceive(record, invocation.maxReceiveCount),
+    trace: traceOfRecord(record),
+    resultLimit: RESULT_LIMITS.bus,
   });
 }
 

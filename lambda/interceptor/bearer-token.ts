@@ -21,7 +21,7 @@ export type TokenCheck =
   /** `status` 401: the request's token is missing or not valid; 503: the issuer's keys could not be read. */
   | { readonly ok: false; readonly status: 401 | 503; readonly reason: string };
 
-export async function checkBearerToken(headers: unknown, settings: InterceptorSettings): Promise<TokenCheck> {
+export async function checkBearerToken(headers: unknown, settings: Pick<InterceptorSettings, 'discoveryUrl' | 'audiences' | 'clients'>): Promise<TokenCheck> {
   const token = bearerToken(headers);
   if (token === undefined) return refused('the request has no `Authorization: Bearer <token>` header');
   let trusted;
@@ -57,7 +57,7 @@ function bearerToken(headers: unknown): string | undefined {
   return match ? match[1] : undefined;
 }
 
-function accepted(claims: JWTPayload, settings: InterceptorSettings): boolean {
+function accepted(claims: JWTPayload, settings: Pick<InterceptorSettings, 'audiences' | 'clients'>): boolean {
   const audiences = typeof claims.aud === 'string' ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud : [];
   if (audiences.some((aud) => settings.audiences.includes(aud))) return true;
   return typeof claims.client_id === 'string' && settings.clients.includes(claims.client_id);

@@ -11,6 +11,10 @@ export interface TrustedIssuer {
   /** The discovery document's `issuer`. */
   readonly issuer: string;
   readonly keys: JWTVerifyGetKey;
+  /** Where a browser signs in (`authorization_endpoint`), when the document names it. */
+  readonly authorizationEndpoint?: string;
+  /** Where a code becomes tokens (`token_endpoint`), when the document names it. */
+  readonly tokenEndpoint?: string;
 }
 
 /** How long reading the discovery document or the keys may take. */
@@ -44,7 +48,12 @@ async function discover(discoveryUrl: string): Promise<TrustedIssuer> {
   } catch (error) {
     throw error instanceof IssuerUnavailable ? error : new IssuerUnavailable(`the discovery document could not be read (${(error as Error).name})`);
   }
-  const { issuer, jwks_uri: jwksUri } = (document ?? {}) as { issuer?: unknown; jwks_uri?: unknown };
+  const { issuer, jwks_uri: jwksUri, authorization_endpoint: authorizationEndpoint, token_endpoint: tokenEndpoint } = (document ?? {}) as {
+    issuer?: unknown;
+    jwks_uri?: unknown;
+    authorization_endpoint?: unknown;
+    token_endpoint?: unknown;
+  };
   if (typeof issuer !== 'string' || issuer === '' || typeof jwksUri !== 'string') {
     throw new IssuerUnavailable('the discovery document has no `issuer` or no `jwks_uri`');
   }
@@ -62,7 +71,12 @@ async function discover(discoveryUrl: string): Promise<TrustedIssuer> {
       throw unreadKeys(error) ? new IssuerUnavailable('its keys (`jwks_uri`) could not be read') : error;
     }
   };
-  return { issuer, keys };
+  return {
+    issuer,
+    keys,
+    ...(typeof authorizationEndpoint === 'string' ? { authorizationEndpoint } : {}),
+    ...(typeof tokenEndpoint === 'string' ? { tokenEndpoint } : {}),
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The approvals' own figures (SPEC §14): the expirer's per run under `[Owner]`, and the approvals
+ * The approvals' own figures: the expirer's per run under `[Owner]`, and the approvals
  * API's per decision under `[Owner]` and `[Owner, Decision]`.
  */
 import { directive, type EmbeddedMetrics } from './emf';

@@ -1,6 +1,6 @@
 /**
- * The metrics of one call (SPEC §14), embedded in its log line: `Calls`, `Failed` and `Duration`,
- * plus `ApprovalsRequested` or `DuplicatesSuppressed` when they apply, under `[Owner]` and, for an
+ * The metrics of one call, embedded in its log line: `Calls`, `Failed` and `Duration`,
+ * plus `ApprovalsRequested`, `DuplicatesSuppressed` or `RateLimited` when they apply, under `[Owner]` and, for an
  * allowlisted tool, `[Owner, Tool]`. A directive is serialized once per executor and shape of line.
  */
 import { ownerFrom } from '../config';
@@ -25,13 +25,15 @@ export interface CallFigures {
   readonly requested: boolean;
   /** A reply kept from an earlier delivery. */
   readonly duplicate: boolean;
+  /** Refused by its tool's rate limit. */
+  readonly rateLimited: boolean;
 }
 
 interface Scope {
   readonly owner: string;
   readonly tools: ReadonlySet<string>;
   readonly namespace: string;
-  /** By variant: bit 1 with `Tool`, 2 `ApprovalsRequested`, 4 `DuplicatesSuppressed`. */
+  /** By variant: bit 1 with `Tool`, 2 `ApprovalsRequested`, 4 `DuplicatesSuppressed`, 8 `RateLimited`. */
   readonly directives: string[];
 }
 
@@ -56,7 +58,7 @@ export function ownerOf(source: MetricsSource | undefined): string {
 /** The call's metrics; `source` is the executor that ran it, `undefined` for a delivery refused before. */
 export function callMetrics(source: MetricsSource | undefined, figures: CallFigures): EmbeddedMetrics {
   const scope = scopeOf(source ?? REFUSED);
-  const { tool, requested, duplicate } = figures;
+  const { tool, requested, duplicate, rateLimited } = figures;
   const withTool = tool !== undefined && (figures.allowed ?? scope.tools).has(tool);
   const members: Record<string, string | number> = { [D.owner]: scope.owner };
   if (withTool) members[D.tool] = tool;
@@ -65,11 +67,19 @@ export function callMetrics(source: MetricsSource | undefined, figures: CallFigu
   members[M.duration.name] = figures.durationMs;
   if (requested) members[M.approvalsRequested.name] = 1;
   if (duplicate) members[M.duplicatesSuppressed.name] = 1;
-  const variant = +withTool | (+requested << 1) | (+duplicate << 2);
+  if (rateLimited) members[M.rateLimited.name] = 1;
+  const variant = +withTool | (+requested << 1) | (+duplicate << 2) | (+rateLimited << 3);
   const serialized = (scope.directives[variant] ??= directive(
     scope.namespace,
     withTool ? [[D.owner], [D.owner, D.tool]] : [[D.owner]],
-    [M.calls, M.failed, M.duration, ...(requested ? [M.approvalsRequested] : []), ...(duplicate ? [M.duplicatesSuppressed] : [])],
+    [
+      M.calls,
+      M.failed,
+      M.duration,
+      ...(requested ? [M.approvalsRequested] : []),
+      ...(duplicate ? [M.duplicatesSuppressed] : []),
+      ...(rateLimited ? [M.rateLimited] : []),
+    ],
   ));
   return { directive: serialized, members };
 }

@@ -1,5 +1,5 @@
 /**
- * The CloudWatch metrics of SPEC §14, as both halves name them: the runtime writes them (EMF) and
+ * The CloudWatch metrics (docs/operations.md), as both halves name them: the runtime writes them (EMF) and
  * the construct's metric methods, alarms and dashboard read them. Plain constants only: jsii follows
  * this file from `lib/`. Kept apart per function so that each bundle holds only its own.
  */
@@ -26,8 +26,10 @@ export const CALL_METRICS = {
   duration: { name: 'Duration', unit: 'Milliseconds' },
   /** 1 on a `pending_approval` reply (absent otherwise). */
   approvalsRequested: { name: 'ApprovalsRequested', unit: 'Count' },
-  /** 1 when a reply kept from an earlier delivery of the call answers (§6a; absent otherwise). */
+  /** 1 when a reply kept from an earlier delivery of the call answers (absent otherwise). */
   duplicatesSuppressed: { name: 'DuplicatesSuppressed', unit: 'Count' },
+  /** 1 when the call was refused by its tool's `rateLimit` (absent otherwise). */
+  rateLimited: { name: 'RateLimited', unit: 'Count' },
 } as const;
 
 /** The expirer's, once per run, under `[Owner]`. */

@@ -1,5 +1,5 @@
 /**
- * The approval flow (§6b). A call whose tool requires approval creates its approval (idempotently)
+ * The approval flow. A call whose tool requires approval creates its approval (idempotently)
  * and replies as the approval stands; it never runs the tool. A resume claims the decided approval
  * (one delivery wins), runs the tool with the stored args, and completes it with the result, or
  * releases it when the tool threw; a claim that fails answers why, in the order the contract checks.
@@ -19,12 +19,14 @@ import {
   ToolTimeout,
   ToolUsageError,
 } from '../errors';
+import { ENV } from '../construct-contract';
 import { approvalIdFor, callFingerprint } from '../ids';
-import type { AlreadyDoneReply, Reply } from '../reply';
-import { runTool } from '../run-tool';
+import type { AlreadyDoneReply, OkReply, Reply } from '../reply';
+import { runCall } from '../run-tool';
 import { approvalGone } from '../stores/store-errors';
 import type { ApprovalRecord, HandlerApprovalStore, ClaimOutcome } from '../stores/types';
 import type { Tool } from '../tool';
+import type { Trace } from '../trace';
 
 /**
  * Creates the call's approval, or answers as the one it already has stands. `call` is the call as the
@@ -40,7 +42,7 @@ export async function requestApproval(
   const approvalId = approvalIdFor(runId, callId);
   const identity = { ...call, approvalId };
   try {
-    const { fingerprint, caller } = call;
+    const { fingerprint, caller, trace } = call;
     const { created, record } = await approvals.create({
       approvalId,
       tool: tool.name,
@@ -50,6 +52,7 @@ export async function requestApproval(
       fingerprint,
       ...(caller === undefined ? {} : { requestedBy: caller }),
       ...(envelope.replyTo === undefined ? {} : { flow: envelope.replyTo.kind }),
+      ...(trace === undefined ? {} : { trace }),
     });
     if (!created && record.fingerprint !== fingerprint) throw callIdsReused(runId, callId);
     if (record.status === 'denied') throw denied(record);
@@ -63,6 +66,8 @@ export async function requestApproval(
         call_id: callId,
         approval_id: approvalId,
         expires_at: new Date(record.expiresAt).toISOString(),
+        ...inboxLink(approvalId),
+        ...(trace === undefined ? {} : { trace_id: trace.traceId }),
       },
       identity,
       approvalArgs: record.args,
@@ -70,6 +75,12 @@ export async function requestApproval(
   } catch (error) {
     return { ok: false, error: asToolHandlerError(error), identity };
   }
+}
+
+/** Where a person decides the approval, when an approvals inbox serves this handler (`ENV.inboxUrl`). */
+function inboxLink(approvalId: string): { inbox_url?: string } {
+  const base = process.env[ENV.inboxUrl];
+  return base ? { inbox_url: `${base}${encodeURIComponent(approvalId)}` } : {};
 }
 
 /** Who resumes, and what: the handler's owner, the tools it may run now, and where they are. */
@@ -99,7 +110,9 @@ export async function resumeApproval(
   });
   const { record } = claim;
   if (!record) throw approvalGone(approvalId);
-  // The resume runs, and is recorded, for the caller of the call that asked, whoever resumes it.
+  // The resume runs, and is recorded, for the caller of the call that asked, whoever resumes it, and
+  // continues that call's trace.
+  const trace = record.trace ?? delivery.trace;
   const identity = {
     tool: record.tool,
     runId: record.runId,
@@ -108,9 +121,10 @@ export async function resumeApproval(
     fingerprint: record.fingerprint,
     caller: record.requestedBy,
     flow: record.flow !== undefined,
+    trace,
   };
   try {
-    const reply = claim.claimed ? await runClaimed(approvals, claim, scope.tools.get(record.tool)!, delivery) : unclaimable(record, scope);
+    const reply = claim.claimed ? await runClaimed(approvals, claim, scope.tools.get(record.tool)!, delivery, trace) : unclaimable(record, scope);
     return { ok: true, reply, identity };
   } catch (error) {
     return { ok: false, error: asToolHandlerError(error), identity };
@@ -122,15 +136,16 @@ async function runClaimed(
   claim: Extract<ClaimOutcome, { claimed: true }>,
   tool: Tool<any>,
   delivery: Delivery,
+  trace: Trace | undefined,
 ): Promise<Reply> {
   const { record, token } = claim;
   const { approvalId, runId, callId } = record;
   const { invocationEnd } = delivery.deadline;
-  let result: unknown;
+  let reply: OkReply;
   try {
     if (record.decidedFingerprint !== callFingerprint(record.tool, record.args)) throw notDecidedOn(record);
     const args = await tool.parseArgs(record.args);
-    result = await runTool(tool, args, { runId, callId, approvalId, caller: record.requestedBy }, delivery);
+    reply = await runCall(tool, args, { runId, callId, approvalId, caller: record.requestedBy, trace }, delivery);
   } catch (error) {
     // A run that timed out may still be going: its claim lapses at the invocation's end.
     if (!(error instanceof ToolTimeout)) {
@@ -139,8 +154,10 @@ async function runClaimed(
     throw error;
   }
   // The tool ran: a slow or failed store write now must not make the delivery fail and run it again.
-  await writeAfterRun('complete', () => approvals.complete(approvalId, token, result), invocationEnd, callFields(record));
-  return { status: 'ok', tool: record.tool, run_id: runId, call_id: callId, result, approval_id: approvalId };
+  // An offloaded result is kept as its reference.
+  const kept = reply.result_ref === undefined ? reply.result : { result_ref: reply.result_ref };
+  await writeAfterRun('complete', () => approvals.complete(approvalId, token, kept), invocationEnd, callFields(record));
+  return reply;
 }
 
 /** Why a claim failed, in the order the contract checks. */

@@ -1,5 +1,5 @@
 /**
- * The duplicate-call lease (§6a): at-least-once delivery must not run a side-effecting tool twice.
+ * The duplicate-call lease: at-least-once delivery must not run a side-effecting tool twice.
  * The first delivery of (run_id, call_id) takes a lease until its invocation ends, runs the tool and
  * keeps its reply; a redelivery gets the kept reply, a copy that arrives while the holder runs gets
  * `CallInProgress` (or `already_done` while the holder's source will deliver it again), and the same
@@ -46,7 +46,7 @@ export async function runLeased(
   }
   let reply: OkReply;
   try {
-    reply = await runCall(tool, args, envelope, delivery);
+    reply = await runCall(tool, args, { runId, callId, caller: call.caller, trace: call.trace }, delivery);
   } catch (error) {
     // A run that timed out may still be going: its lease stands until the invocation ends.
     if (!(error instanceof ToolTimeout)) {

@@ -14,6 +14,7 @@ export function writeCallLine(ended: CallEnded, router: MetricsSource | undefine
   const { identity } = outcome;
   // A resume acts for the caller of the call that asked; a refused delivery for its host's.
   const caller = identity.caller ?? ended.caller;
+  const trace = identity.trace ?? ended.trace;
   // One flat literal, no spreads: V8 turns a literal built from spreads and twenty more keys into a
   // slow dictionary object, which cost more than the rest of the call (measured in `npm run bench`).
   logCall(
@@ -38,7 +39,7 @@ export function writeCallLine(ended: CallEnded, router: MetricsSource | undefine
       outcome: outcome.ok ? outcome.reply.status : outcome.error.name,
       duration_ms: ended.durationMs,
       args_sha256: identity.fingerprint ?? null,
-      trace_id: null,
+      trace_id: trace === undefined ? null : trace.traceId,
     },
     callMetrics(router, {
       tool: identity.tool,
@@ -47,6 +48,7 @@ export function writeCallLine(ended: CallEnded, router: MetricsSource | undefine
       durationMs: ended.durationMs,
       requested: outcome.ok && outcome.reply.status === 'pending_approval',
       duplicate: outcome.ok && outcome.kept === true,
+      rateLimited: !outcome.ok && outcome.error.name === 'RateLimited',
     }),
   );
 }

@@ -41,6 +41,7 @@ const APPROVAL_FIELDS: Readonly<Record<StoredField, FieldSpec>> = {
   requestedBy: { form: 'json', api: true, atCreate: true, view: requesterView },
   // Only the kind: the token is kept apart (stores/dynamo-flows.ts), where approvers never read.
   flow: { form: 'text', atCreate: true },
+  trace: { form: 'json', atCreate: true },
   createdAt: { form: 'number', api: true, atCreate: true },
   expiresAt: { form: 'seconds', api: true, atCreate: true },
   decidedBy: { form: 'text', api: true },
@@ -70,6 +71,7 @@ export function newApprovalRecord(input: CreateApprovalInput, owner: string, cre
     owner,
     ...(input.requestedBy === undefined ? {} : { requestedBy: input.requestedBy }),
     ...(input.flow === undefined ? {} : { flow: input.flow }),
+    ...(input.trace === undefined ? {} : { trace: input.trace }),
     status: 'pending',
     createdAt,
     expiresAt: createdAt + ttlMs,

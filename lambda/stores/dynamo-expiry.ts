@@ -3,7 +3,7 @@
  * each (`expiredAt`, never a decision attribute; out of the pending index), so that deciding them is
  * refused and the expirer announces each exactly when it marked it. One Query of the owner's pending
  * index (which holds pending approvals only, due first) finds the due ones and counts the others,
- * with the oldest's creation time: the expirer's figures (SPEC §14). It reads what is pending,
+ * with the oldest's creation time: the expirer's figures. It reads what is pending,
  * never history.
  */
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';

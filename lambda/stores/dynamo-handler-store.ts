@@ -7,6 +7,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { claimApproval, completeApproval, createApproval, releaseApproval } from './dynamo-approvals';
 import { abandonCall, beginCall, finishCall } from './dynamo-calls';
 import { dynamoFlows } from './dynamo-flows';
+import { countCall } from './dynamo-rate';
 import { type TableContext, tableContext } from './dynamo-table';
 import { configError } from '../errors';
 import { resolveStoreOptions, type StoreOptions } from './options';
@@ -21,6 +22,7 @@ import type {
   CreateApprovalInput,
   CreateApprovalOutcome,
   FlowStore,
+  RateWindow,
 } from './types';
 
 export interface DynamoApprovalStoreProps extends StoreOptions {
@@ -40,7 +42,7 @@ export interface DynamoApprovalStoreProps extends StoreOptions {
 /**
  * The approvals table as a tool handler uses it (what `toolHandler` makes from
  * `TOOL_HANDLER_APPROVALS_TABLE` when no approvals engine is named). Round trips: create, release,
- * complete, begin, finish and abandon 1 each; a claim 1 (2 when refused or failed: the record is
+ * complete, begin, finish, abandon and countCall 1 each; a claim 1 (2 when refused or failed: the record is
  * read); begin 2 when it takes over a lapsed lease or an expired item.
  *
  * @example
@@ -89,5 +91,9 @@ export class DynamoHandlerStore implements HandlerApprovalStore, CallStore {
 
   abandon(key: CallKey, token: string): Promise<void> {
     return abandonCall(this.table, key, token);
+  }
+
+  countCall(window: RateWindow): Promise<boolean> {
+    return countCall(this.table, window);
   }
 }

@@ -11,7 +11,7 @@ import type { ApprovalRecord, ApprovalStatus, CallKey } from './types';
 export type Item = Record<string, unknown>;
 
 /** Values of the `kind` attribute. */
-export const ITEM_KIND = { approval: 'approval', call: 'call' } as const;
+export const ITEM_KIND = { approval: 'approval', call: 'call', rate: 'rate' } as const;
 
 /** Values of a call item's `state` attribute. */
 export const CALL_STATE = { running: 'running', done: 'done' } as const;

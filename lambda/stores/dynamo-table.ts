@@ -108,7 +108,7 @@ export async function read<T>(table: TableContext, operation: string, run: () =>
  * another key schema (DynamoDB's `ValidationException`), access denied. Everything else (throttling,
  * 5xx, network, timeouts, an index still backfilling after it was added) is a retryable
  * `StoreUnavailable`. A missing table counts as configuration: CloudFormation creates a table before
- * the functions that name it, and the construct retains it on stack deletion (README, "The approvals
+ * the functions that name it, and the construct retains it on stack deletion (docs/reference.md, "The approvals
  * table").
  */
 function storeFailure(table: TableContext, operation: string, error: unknown): StoreMisconfigured | StoreUnavailable {
@@ -143,7 +143,7 @@ function misconfiguration(error: unknown): string | undefined {
       return (
         `its key schema or indexes are not the store's: a String partition key "${TABLE.partitionKey}", no sort key, and ` +
         `the global secondary indexes ${INDEXES.map((i) => `${i.name} (${i.partitionKey.name}, ${i.sortKey.name})`).join(' and ')}, ` +
-        'all attributes projected (README, "The approvals table").'
+        'all attributes projected (docs/reference.md, "The approvals table").'
       );
     default:
       return undefined;

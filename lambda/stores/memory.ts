@@ -22,6 +22,7 @@ import type {
   ListApprovalsInput,
   ListPage,
   ListPageInput,
+  RateWindow,
 } from './types';
 
 interface StoredApproval {
@@ -56,6 +57,7 @@ interface StoredCall {
 export class MemoryApprovalStore implements ApprovalStore, CallStore {
   private readonly approvals = new Map<string, StoredApproval>();
   private readonly calls = new Map<string, StoredCall>();
+  private readonly rates = new Map<string, { count: number; end: number }>();
   private readonly ttlMs: number;
   private readonly now: () => number;
   private readonly owner: string;
@@ -229,6 +231,16 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
 
   async abandon(key: CallKey, token: string): Promise<void> {
     if (this.calls.get(callId(key))?.leaseToken === token) this.calls.delete(callId(key));
+  }
+
+  async countCall(window: RateWindow): Promise<boolean> {
+    const id = JSON.stringify([window.counter, window.start]);
+    const now = this.now();
+    for (const [key, counted] of this.rates) if (counted.end <= now) this.rates.delete(key);
+    const counted = this.rates.get(id) ?? { count: 0, end: window.end };
+    if (counted.count >= window.limit) return false;
+    this.rates.set(id, { count: counted.count + 1, end: counted.end });
+    return true;
   }
 
   private withStatus(record: ApprovalRecord): ApprovalRecord {

@@ -4,6 +4,7 @@
  */
 import type { Caller } from '../caller';
 import type { ReplyTo } from '../flows/reply-to';
+import type { Trace } from '../trace';
 
 /** `expired`: not decided before `expiresAt`; final, like a decision. */
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
@@ -22,6 +23,8 @@ export interface ApprovalRecord {
   readonly requestedBy?: Caller;
   /** A flow waits for the call (`reply_to`'s kind, `sfn` or `durable`; never the token): its resume or expiry completes it. */
   readonly flow?: string;
+  /** The trace of the call that asked; its resume continues it. */
+  readonly trace?: Trace;
   readonly status: ApprovalStatus;
   readonly decidedBy?: string;
   readonly decidedAt?: number;
@@ -58,6 +61,8 @@ export interface CreateApprovalInput {
   readonly requestedBy?: Caller;
   /** The kind of the flow that waits for the call (`reply_to.kind`). @default - none waits */
   readonly flow?: string;
+  /** The trace the call continues. @default - none */
+  readonly trace?: Trace;
 }
 
 export interface CreateApprovalOutcome {
@@ -168,7 +173,7 @@ export interface ApprovalStore extends HandlerApprovalStore {
   expireDue(): Promise<ExpiryRun>;
 }
 
-/** What one `expireDue` did and found: the expirer's figures (SPEC §14). */
+/** What one `expireDue` did and found: the expirer's figures. */
 export interface ExpiryRun {
   /** Epoch ms, by the store's clock, at which the run began. */
   readonly at: number;
@@ -220,8 +225,24 @@ export interface BeginInput {
   readonly heldBy?: string;
 }
 
-/** Duplicate-call suppression. */
+/** One fixed window of a rate limit (`tool({ rateLimit })`). Times are epoch milliseconds. */
+export interface RateWindow {
+  /** What the count is of: the tool, and the caller when each caller is counted apart. */
+  readonly counter: string;
+  readonly start: number;
+  /** When the window ends: its count may be forgotten then. */
+  readonly end: number;
+  /** Calls the window allows. */
+  readonly limit: number;
+}
+
+/** Duplicate-call suppression, and the counts of rate-limited tools. */
 export interface CallStore {
+  /**
+   * Counts one call in `window`, in one conditional write, unless the window already holds `limit`
+   * calls; true when it was counted. A store without it cannot serve a tool with a `rateLimit`.
+   */
+  countCall?(window: RateWindow): Promise<boolean>;
   begin(key: CallKey, input: BeginInput): Promise<BeginOutcome>;
   /** Keeps the reply of a finished call, for redeliveries. */
   finish(key: CallKey, token: string, reply: unknown): Promise<void>;

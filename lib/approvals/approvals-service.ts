@@ -5,6 +5,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { API_URL_OUTPUT_SUFFIX, ENV } from '../../lambda/construct-contract';
+import { allowlistOf } from '../allowlist';
 import { auditLogRetentionOf, logRetentionOf } from '../audit/audit-retention';
 import { defaultArchitecture, defaultRuntime } from '../defaults';
 import { packagedFunctionCode, PackagedFunction } from '../bundling/packaged-code';
@@ -18,7 +19,7 @@ import { Settings } from '../validation';
  * reply bus (where the expirer announces expiries), and the function settings.
  */
 export interface ApprovalsServiceOptions
-  extends Pick<ToolHandlerProps, 'tools' | 'replyBus' | 'runtime' | 'architecture' | 'logRetention' | 'auditRetention'> {
+  extends Pick<ToolHandlerProps, 'allowedTools' | 'tools' | 'replyBus' | 'runtime' | 'architecture' | 'logRetention' | 'auditRetention'> {
   readonly table: dynamodb.ITable;
   /** Whose approvals these functions serve: their key space in the table. */
   readonly owner: string;
@@ -49,7 +50,7 @@ export class ApprovalsService extends Construct {
       description: 'cdk-tool-handler approvals engine: creates, claims and completes approvals for the tool handler.',
       environment: {
         ...shared,
-        [ENV.tools]: options.tools.join(','),
+        [ENV.tools]: allowlistOf(options).join(','),
         [ENV.approvalTtlSeconds]: String(options.settings.approvalTtlSeconds),
         [ENV.claimMaxSeconds]: String(options.settings.functionTimeoutSeconds),
       },
@@ -108,7 +109,7 @@ export class ApprovalsService extends Construct {
       logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
     });
-    // What the handler role's Denies and the README's SCP recognise the function by (`aws:ResourceTag`).
+    // What the handler role's Denies and the SCP of docs/security.md recognise the function by (`aws:ResourceTag`).
     Tags.of(fn).add(TAG.function, code);
     Tags.of(fn).add(TAG.owner, options.owner);
     if (options.runtime === undefined) {

@@ -30,6 +30,8 @@ export interface ResumeDecisions {
   readonly bus: events.IEventBus;
   /** The table's resume path, when this app made it (this handler or another of the table). */
   readonly path?: ApprovalsResumePath;
+  /** This handler's rule on `bus`, which puts the resume envelope on its queue. */
+  readonly rule: events.Rule;
 }
 
 /**
@@ -54,14 +56,14 @@ export function resumeDecisions(scope: Construct, options: ResumeDecisionsOption
     : undefined;
   // autoResume is on: a handler that makes no path was given the bus.
   const bus = path ? path.bus : props.approvalsResumeBus!;
-  addResumeRule(scope, 'ResumeRule', {
+  const rule = addResumeRule(scope, 'ResumeRule', {
     bus,
     owner: options.owner,
     queue,
     fifo: isFifo(props),
     deadLetterQueue: options.deadLetterQueue,
   });
-  return { bus, path };
+  return { bus, path, rule };
 }
 
 /**

@@ -53,6 +53,8 @@ const field = (path: string) => events.EventField.fromPath(`$.detail.${path}`);
 export class ApprovalNotifications extends Construct {
   /** The tool handler: its key grants list these rules. */
   private readonly handler: Construct;
+  private readonly requestedRule: events.Rule;
+  private readonly requestedMessage: string;
 
   constructor(scope: Construct, id: string, options: ApprovalNotificationsOptions) {
     super(scope, id);
@@ -70,11 +72,24 @@ export class ApprovalNotifications extends Construct {
       (options.withArgs ? ` Args: ${field('args')}.` : '') +
       ` Approve: npx cdk-tool-handler approvals approve ${field('approval_id')} --stack ${stackName}${output}`;
     const expired = `Tool ${field('tool')} was not approved in time: ${ids} expired at ${field('expires_at')}.`;
-    this.rule('Requested', 'Tool Approval Requested', requested, options);
+    this.requestedMessage = requested;
+    this.requestedRule = this.rule('Requested', 'Tool Approval Requested', requested, options);
     this.rule('Expired', 'Tool Approval Expired', expired, options);
   }
 
-  private rule(id: string, detailType: string, message: string, options: ApprovalNotificationsOptions): void {
+  /**
+   * An approvals inbox serves the handler: each request's message leads with the approval's page
+   * there (the event's `inbox_url`), before the CLI line.
+   */
+  public linkInbox(): void {
+    const message = `Decide in the inbox: ${field('inbox_url')} . ${this.requestedMessage}`;
+    const input = events.RuleTargetInput.fromText(message).bind(this.requestedRule);
+    const cfn = this.requestedRule.node.defaultChild as events.CfnRule;
+    cfn.addPropertyOverride('Targets.0.InputTransformer.InputTemplate', input.inputTemplate);
+    cfn.addPropertyOverride('Targets.0.InputTransformer.InputPathsMap', input.inputPathsMap);
+  }
+
+  private rule(id: string, detailType: string, message: string, options: ApprovalNotificationsOptions): events.Rule {
     const rule = new events.Rule(this, id, {
       eventBus: options.replyBus,
       description: `cdk-tool-handler: ${detailType} events to the approvers' topic.`,
@@ -89,6 +104,7 @@ export class ApprovalNotifications extends Construct {
       ],
     });
     allowDeadLetters(this.handler, rule, options.replyBus, options.deadLetterQueue);
+    return rule;
   }
 }
 

@@ -6,7 +6,7 @@ import * as destinations from 'aws-cdk-lib/aws-logs-destinations';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { AUDIT_FILTER_PATTERN } from '../../lambda/audit';
-import { AuditArchiveOptions } from './audit-archive-options';
+import { AuditArchiveOptions } from '../options/audit-archive-options';
 import { wallOffRole } from '../permissions';
 import { archiveDeliveryStatements, archiveSubscriptionStatement } from '../permissions/audit';
 
@@ -37,7 +37,7 @@ export function archiveErrorPrefix(owner: string): string {
 }
 
 /**
- * The audit archive (README, "Audit records"): a subscription filter (`{ $.record = "audit" }`) on
+ * The audit archive (docs/operations.md, "Audit records"): a subscription filter (`{ $.record = "audit" }`) on
  * each log group that holds audit records, into one Amazon Data Firehose stream per owner that
  * decompresses what CloudWatch Logs sends, keeps only each log event's message (the audit line
  * itself), ends each record with a newline, and writes the lines to S3 under

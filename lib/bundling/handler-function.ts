@@ -8,8 +8,9 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Duration } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { ENV } from '../../lambda/construct-contract';
+import { ENV, OFFLOAD_BUNDLED } from '../../lambda/construct-contract';
 import { auditLogRetentionOf } from '../audit/audit-retention';
+import { allowlistOf } from '../allowlist';
 import { DEFAULTS, defaultArchitecture, defaultRuntime } from '../defaults';
 import { wallOffRole } from '../permissions';
 import { FUNCTION_ROLE, TAG } from '../permissions/tags';
@@ -49,7 +50,9 @@ export function createHandlerFunction(
   logGroup.grantWrite(role);
   wallOffRole(role, options.owner);
 
-  const given: nodejs.BundlingOptions = { minify: true, sourceMap: true, ...props.bundling };
+  // Without `resultOffload` the bundle leaves the offload code out (a constant esbuild folds).
+  const offload = { [`process.env.${OFFLOAD_BUNDLED}`]: JSON.stringify(props.resultOffload ? 'true' : 'false') };
+  const given: nodejs.BundlingOptions = { minify: true, sourceMap: true, ...props.bundling, define: { ...offload, ...props.bundling?.define } };
   const sourceMaps = given.sourceMap === true || given.sourceMapMode !== undefined;
   const bundling: nodejs.BundlingOptions = sourceMaps ? { ...given, commandHooks: withStableSourceMaps(given.commandHooks) } : given;
 
@@ -76,7 +79,7 @@ export function createHandlerFunction(
     maxEventAge: props.maxEventAge ?? DEFAULTS.asyncMaxEventAge,
     onFailure: new destinations.SqsDestination(options.onFailureQueue),
   });
-  // What every role's walls and the README's SCP recognise it by (`aws:ResourceTag`): another
+  // What every role's walls and the SCP of docs/security.md recognise it by (`aws:ResourceTag`): another
   // owner's code must not run this owner's tools, resume its approvals or read its kept replies.
   // On the function itself (its event source mapping is not invoked).
   const cfn = fn.node.defaultChild as lambda.CfnFunction;
@@ -85,11 +88,11 @@ export function createHandlerFunction(
   return fn;
 }
 
-/** The construct's `TOOL_HANDLER_*` variables (SPEC §8). */
+/** The construct's `TOOL_HANDLER_*` variables. */
 function toolEnvironment(props: ToolHandlerProps, options: HandlerFunctionOptions): { [key: string]: string } {
   const { settings } = options;
   return {
-    [ENV.tools]: props.tools.join(','),
+    [ENV.tools]: allowlistOf(props).join(','),
     [ENV.timeoutSeconds]: String(settings.timeoutSeconds),
     [ENV.marginSeconds]: String(settings.marginSeconds),
     [ENV.approvalsTable]: options.table.tableName,

@@ -2,10 +2,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { IConstruct } from 'constructs';
+import type { PackagedFunctionName } from '../../lambda/packaged-functions';
 import { fail } from '../errors';
 
-/** The package's own functions, prebuilt by its build into `dist/functions/<name>/index.js`. */
-export type PackagedFunction = 'approvals-engine' | 'approvals-api' | 'approvals-expirer' | 'gateway-interceptor';
+/** The package's own functions (lambda/packaged-functions.ts), prebuilt by its build into `dist/functions/<name>/index.js`. */
+export type PackagedFunction = PackagedFunctionName;
 
 const PACKAGE_NAME = 'cdk-tool-handler';
 

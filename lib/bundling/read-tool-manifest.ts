@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { Annotations, AssetStaging, Stack } from 'aws-cdk-lib';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
+import { allowlistOf, allowlistProp } from '../allowlist';
 import { DEFAULTS } from '../defaults';
 import { fail } from '../errors';
 import type { ToolManifestEntry } from '../../lambda/construct-contract';
@@ -10,7 +11,7 @@ import { readBundleManifest, stubPatterns } from './manifest-reader';
 import { ToolHandlerProps } from '../tool-handler-props';
 
 /**
- * Context key that turns the synth-time manifest step off (`true`): no checks of `tools` and
+ * Context key that turns the synth-time manifest step off (`true`): no checks of `allowedTools` and
  * `handler` against the module, and `addToGateway` falls back to `{ type: object }` schemas.
  */
 export const SKIP_MANIFEST_CONTEXT = 'cdk-tool-handler:skipManifest';
@@ -51,13 +52,20 @@ export function readToolManifest(scope: Construct, fn: nodejs.NodejsFunction, pr
       return fail(
         `\`handler\`: ${props.entry} has no export named ${exportName}, got exports: ` +
           `${outcome.exports.length > 0 ? outcome.exports.join(', ') : 'none'}. It needs ` +
-          `\`export const ${exportName} = toolHandler([...])\`.`,
+          `\`export const ${exportName} = toolHandler([...])\`, or the \`handler\` prop set to the name of the export that is one.`,
         scope,
       );
     case 'notToolHandler':
       return fail(
         `\`handler\`: the export ${exportName} of ${props.entry} is not a handler built by toolHandler, got: ${outcome.got}. ` +
           `It needs \`export const ${exportName} = toolHandler([...])\` (from 'cdk-tool-handler/lambda').`,
+        scope,
+      );
+    case 'load':
+      return fail(
+        `\`entry\`: loading ${props.entry} at synth to read its tools failed: ${outcome.message.replace(/\.$/, '')}. The module's top-level ` +
+          "code runs at synth, in a plain node process without the function's environment variables or AWS credentials: " +
+          'read configuration inside a tool\'s `run` (or lazily, on first use), not at module load.',
         scope,
       );
     default:
@@ -67,10 +75,10 @@ export function readToolManifest(scope: Construct, fn: nodejs.NodejsFunction, pr
 
 function checkAllowlist(scope: Construct, props: ToolHandlerProps, tools: readonly ToolManifestEntry[]): void {
   const defined = new Set(tools.map((t) => t.name));
-  const unknown = props.tools.filter((name) => !defined.has(name));
+  const unknown = allowlistOf(props).filter((name) => !defined.has(name));
   if (unknown.length === 0) return;
   fail(
-    `\`tools\` names tools that ${props.entry} does not define: ${unknown.join(', ')}. ` +
+    `\`${allowlistProp(props)}\` names tools that ${props.entry} does not define: ${unknown.join(', ')}. ` +
       `It defines: ${[...defined].join(', ') || 'none'}.`,
     scope,
   );

@@ -3,7 +3,7 @@ import * as bedrock from 'aws-cdk-lib/aws-bedrock';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { ENV, type ToolManifestEntry } from '../../lambda/construct-contract';
-import { AddToBedrockAgentOptions } from './bedrock-agent-options';
+import { AddToBedrockAgentOptions } from '../options/bedrock-agent-options';
 import { fail } from '../errors';
 import { Json, singleTyped } from './gateway-schema';
 import { allowlistedTools } from '../bundling/manifest-reader';

@@ -6,7 +6,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DEFAULTS } from '../defaults';
 import { atPath } from '../errors';
-import { ToolEventSourceOptions } from './event-source-options';
+import { ToolEventSourceOptions } from '../options/event-source-options';
 import { allowDeadLetters } from './eventbridge-sends';
 import { patternAvoidingReplies } from '../replies/reply-loop';
 import { ToolHandlerProps } from '../tool-handler-props';

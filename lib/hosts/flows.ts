@@ -12,7 +12,7 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct, IConstruct } from 'constructs';
 import { failAt } from '../errors';
-import { WaitForResultProps } from './wait-for-result-props';
+import { WaitForResultProps } from '../options/wait-for-result-props';
 
 /** The Step Functions resource of an SQS task that waits for its token. */
 const WAIT_FOR_TOKEN_RESOURCE = 'sqs:sendMessage.waitForTaskToken';

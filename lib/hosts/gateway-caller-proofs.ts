@@ -6,7 +6,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct, IConstruct } from 'constructs';
 import { ENV, INTERCEPTOR_ENV } from '../../lambda/construct-contract';
-import { CallerIdentity } from './caller-identity';
+import { CallerIdentity } from '../options/caller-identity';
 import { DEFAULTS, defaultArchitecture, defaultRuntime } from '../defaults';
 import { fail } from '../errors';
 import { packagedFunctionCode } from '../bundling/packaged-code';
@@ -21,7 +21,7 @@ const ID = 'CdkToolHandlerCallerProofs';
 const proofsCheckedBy = new WeakMap<lambda.IFunction, GatewayCallerProofs>();
 
 /**
- * How one gateway proves its callers to the tool handlers added to it (README, "Who asked"): a
+ * How one gateway proves its callers to the tool handlers added to it (docs/writing-tools.md, "Who asked"): a
  * REQUEST interceptor (the package's prebuilt function) that verifies each request's bearer token
  * and signs a proof of the caller for each tool call, with a KMS key only it may sign with. A
  * gateway takes one REQUEST interceptor, so the handlers added to it share this one (and its key),
@@ -90,7 +90,7 @@ export class GatewayCallerProofs extends Construct {
 
     const stack = Stack.of(this);
     this.interceptor = new lambda.Function(this, 'Interceptor', {
-      code: packagedFunctionCode(requester, 'gateway-interceptor'),
+      code: packagedFunctionCode(requester, FUNCTION_ROLE.interceptor),
       handler: 'index.handler',
       runtime: defaultRuntime(),
       architecture: defaultArchitecture(),

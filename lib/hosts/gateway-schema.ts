@@ -31,9 +31,32 @@ export function gatewayToolDefinitions(tools: readonly ToolManifestEntry[]): Gat
     }
     const warn = (message: string) => warnings.push(`Tool ${tool.name}: ${message}`);
     const inputSchema = reduce(tool.inputSchema, 'args', warn);
-    return { name: tool.name, description, inputSchema };
+    const outputSchema = tool.outputSchema && gatewayOutputSchema(tool, warn);
+    return outputSchema ? { name: tool.name, description, inputSchema, outputSchema } : { name: tool.name, description, inputSchema };
   });
   return { definitions, warnings };
+}
+
+/**
+ * A tool's output schema as the target lists it, or `undefined` with a warning where an MCP client
+ * would refuse the tool's answers: an MCP output schema describes an object (`structuredContent`),
+ * and a client checks every answer that is not an error against it, so a tool that may reply
+ * `pending_approval` (no result yet) lists none.
+ */
+function gatewayOutputSchema(tool: ToolManifestEntry, warn: (message: string) => void): agentcore.SchemaDefinition | undefined {
+  if (tool.approval !== 'never') {
+    warn(
+      'its `output` schema is not listed: it may reply pending_approval, which has no result, and MCP clients refuse an ' +
+        'answer without one from a tool that lists an output schema.',
+    );
+    return undefined;
+  }
+  const reduced = reduce(tool.outputSchema!, 'result', warn);
+  if (reduced.type.value !== 'object') {
+    warn('its `output` schema is not listed: MCP output schemas describe objects, and its result is not one.');
+    return undefined;
+  }
+  return reduced;
 }
 
 /** `{ type: object }` with the tool's name as description: what is sent when no manifest was read. */
@@ -42,7 +65,7 @@ export function placeholderDefinition(name: string): agentcore.ToolDefinition {
 }
 
 /**
- * `resume_approval` (SPEC §15): the Gateway carries no session to a Lambda target, so repeating a
+ * `resume_approval`: the Gateway carries no session to a Lambda target, so repeating a
  * call opens a new approval; an agent gets the result of an approved call with this tool instead.
  */
 export function resumeApprovalDefinition(): agentcore.ToolDefinition {

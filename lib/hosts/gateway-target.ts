@@ -5,10 +5,13 @@ import { Construct } from 'constructs';
 import { CALLER_PROOF_HEADER } from '../../lambda/caller-proof';
 import { fail } from '../errors';
 import { acknowledgeGatewayInvoke, GatewayCallerProofs } from './gateway-caller-proofs';
-import { AddToGatewayOptions } from './gateway-options';
+import { AddToGatewayOptions } from '../options/gateway-options';
 import { RESUME_APPROVAL_TOOL, type ToolManifestEntry } from '../../lambda/construct-contract';
 import { gatewayToolDefinitions, placeholderDefinition, resumeApprovalDefinition } from './gateway-schema';
 import { allowlistedTools } from '../bundling/manifest-reader';
+
+/** The W3C trace context's headers: the handler continues the trace they carry. */
+const TRACE_HEADERS = ['traceparent', 'tracestate'] as const;
 
 /** AgentCore's limit on `<target>___<tool>`, the name an MCP client sees. */
 const MAX_QUALIFIED_NAME = 64;
@@ -85,10 +88,11 @@ export function createGatewayTarget(scope: Construct, id: string, input: Gateway
     toolSchema: agentcore.ToolSchema.fromInline(definitions),
   });
   acknowledgeGatewayInvoke(input.gateway, input.lambdaFunction);
-  if (proofs) {
-    // The Gateway hands a Lambda target only the headers its target allowlists; `forLambda` takes
-    // no metadata configuration, so it is set on the CloudFormation resource.
-    (target.node.defaultChild as agentcore.CfnGatewayTarget).metadataConfiguration = { allowedRequestHeaders: [CALLER_PROOF_HEADER] };
-  }
+  // The Gateway hands a Lambda target only the headers its target allowlists: the trace context's
+  // always, the caller's proof with `callerIdentity`. `forLambda` takes no metadata configuration,
+  // so it is set on the CloudFormation resource.
+  (target.node.defaultChild as agentcore.CfnGatewayTarget).metadataConfiguration = {
+    allowedRequestHeaders: proofs ? [CALLER_PROOF_HEADER, ...TRACE_HEADERS] : [...TRACE_HEADERS],
+  };
   return target;
 }

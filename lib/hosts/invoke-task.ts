@@ -2,17 +2,17 @@ import { Duration } from 'aws-cdk-lib';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { failAt } from '../errors';
-import { ToolInvokeTaskProps } from './invoke-task-props';
+import { ToolInvokeTaskProps } from '../options/invoke-task-props';
 
 /**
  * Errors of a call that a retry can fix (`retryable: true`), by the name Step Functions sees
  * (the error's class name), and Lambda's throttling. `LambdaInvoke` itself already retries Lambda's
  * service exceptions (`Lambda.ServiceException`, ...). Everything else is left to `Catch`.
  */
-export const RETRYABLE_TOOL_ERRORS = ['ToolFailed', 'ToolTimeout', 'CallInProgress', 'StoreUnavailable', 'Lambda.TooManyRequestsException'];
+export const RETRYABLE_TOOL_ERRORS = ['ToolFailed', 'ToolTimeout', 'CallInProgress', 'StoreUnavailable', 'RateLimited', 'Lambda.TooManyRequestsException'];
 
 /** Errors retrying cannot fix: catch them by name (`ApprovalDenied`, `ToolNotFound`, ...). */
-export const FINAL_TOOL_ERRORS = ['ToolUsageError', 'ToolNotFound', 'ApprovalNotFound', 'ApprovalDenied', 'CallerRequired', 'StoreMisconfigured', 'AdapterError'];
+export const FINAL_TOOL_ERRORS = ['ToolUsageError', 'ToolNotFound', 'ApprovalNotFound', 'ApprovalDenied', 'CallerRequired', 'ToolOutputInvalid', 'StoreMisconfigured', 'AdapterError'];
 
 export function createInvokeTask(scope: Construct, id: string, props: ToolInvokeTaskProps): tasks.LambdaInvoke {
   const { toolHandler, retryAttempts, retryInterval, retryBackoffRate, ...taskProps } = props;

@@ -3,7 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ToolHandlerAlarm } from './tool-handler-alarm';
+import { ToolHandlerAlarm } from '../options/tool-handler-alarm';
 import { HandlerMetrics, METRIC_PERIOD } from './metrics';
 import { AlarmLimits } from './settings';
 
@@ -38,7 +38,7 @@ const OPERATOR = cloudwatch.ComparisonOperator;
 const MISSING = cloudwatch.TreatMissingData;
 
 /**
- * The alarms of one handler (SPEC §14), each named for what a person must do and described with
+ * The alarms of one handler, each named for what a person must do and described with
  * why it fired. Missing data is not breaching (no calls, an empty queue), except for the expirer's
  * silence, which is what that alarm is about.
  */

@@ -17,7 +17,7 @@ export interface DashboardOptions {
 
 /**
  * The Logs Insights query of the latest failed calls: the handler's call lines with an `error`
- * (SPEC §6), newest first. Their fields are the line's own (written to stdout as JSON).
+ *, newest first. Their fields are the line's own (written to stdout as JSON).
  */
 const LATEST_FAILURES_QUERY = [
   'fields @timestamp, tool, error.type, error.message, run_id, call_id',
@@ -27,7 +27,7 @@ const LATEST_FAILURES_QUERY = [
 ];
 
 /**
- * The handler's dashboard (SPEC §14): calls, failures and duration (p50, p99) per tool; the
+ * The handler's dashboard: calls, failures and duration (p50, p99) per tool; the
  * approvals requested, decided, expired, pending and the oldest pending's age; the tool queue's depth
  * and age; every dead-letter queue's depth; the latest failed calls; the alarms.
  */

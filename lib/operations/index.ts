@@ -1,5 +1,5 @@
 /**
- * Operations (SPEC §14): the handler's metrics as aws-cdk-lib `Metric`s, the alarms that ask a
+ * Operations: the handler's metrics as aws-cdk-lib `Metric`s, the alarms that ask a
  * person to act, and the dashboard. The runtime writes the figures (lambda/metrics/).
  */
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -7,7 +7,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../lambda/construct-contract';
-import { ToolHandlerAlarm } from './tool-handler-alarm';
+import { ToolHandlerAlarm } from '../options/tool-handler-alarm';
 import { ToolHandlerProps } from '../tool-handler-props';
 import { Settings } from '../validation';
 import { createAlarms, OwnedDeadLetterQueue, ResumePath } from './alarms';

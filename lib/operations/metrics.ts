@@ -19,7 +19,7 @@ export const METRIC_PERIOD = Duration.minutes(5);
 type Spec = { readonly name: string; readonly unit: string };
 
 /**
- * The metrics of one handler (SPEC §14) as aws-cdk-lib `Metric`s: its namespace, its owner, and
+ * The metrics of one handler as aws-cdk-lib `Metric`s: its namespace, its owner, and
  * the `Tool` dimension only for allowlisted tools, the only ones the runtime writes it for.
  */
 export class HandlerMetrics {

@@ -1,3 +1,5 @@
+import { PACKAGED_FUNCTIONS } from '../../lambda/packaged-functions';
+
 /**
  * Tags the construct puts on what it makes, and IAM conditions read: which of the construct's
  * functions a Lambda function is (and whose), whose a role is, and which roles may publish reply
@@ -10,14 +12,13 @@ export const TAG = {
   owner: 'cdk-tool-handler:owner',
 } as const;
 
-/** Values of `TAG.function`. */
+/** Values of `TAG.function`: the handler's, and each package function's name (lambda/packaged-functions.ts). */
 export const FUNCTION_ROLE = {
   handler: 'tool-handler',
-  api: 'approvals-api',
-  engine: 'approvals-engine',
-  expirer: 'approvals-expirer',
-  /** The Gateway's REQUEST interceptor that proves callers (`addToGateway` with `callerIdentity`). */
-  interceptor: 'gateway-interceptor',
+  api: PACKAGED_FUNCTIONS.api.name,
+  engine: PACKAGED_FUNCTIONS.engine.name,
+  expirer: PACKAGED_FUNCTIONS.expirer.name,
+  interceptor: PACKAGED_FUNCTIONS.interceptor.name,
 } as const;
 
 /** On the handler's and the expirer's roles: the reply bus lets only these put reply events (their owner's). */

@@ -11,7 +11,7 @@ const TAGGED_FUNCTION = { Null: { [`aws:ResourceTag/${TAG.function}`]: 'false' }
 
 /**
  * The walls every role of `owner` carries, whatever it is later given: its owner tag (which the
- * README's SCP reads), no invoke of another owner's functions (its tool handler, which would run
+ * SCP of docs/security.md reads), no invoke of another owner's functions (its tool handler, which would run
  * its tools, resume its approvals and hand back its kept replies under its role; its approvals
  * functions), and no PutEvents of another owner's reply source. Explicit Denies, so they hold after
  * the role is given `lambda:*` or `events:*` on `*`.

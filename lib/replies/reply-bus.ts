@@ -28,7 +28,7 @@ function guardReplyBus(scope: Construct, bus: events.IEventBus): void {
       '`replyBus` is imported, so its policy cannot be extended here: any principal with events:PutEvents on it, other ' +
         'than the roles of this construct (which are denied other owners\' sources), can publish events with a reply ' +
         'source cdk-tool-handler.<owner> (such as a fake "Tool Approval Requested"). Add to its policy the two Denies of ' +
-        `the README's security section: reply sources only for principals tagged ${PUBLISHER_TAG.key}=${PUBLISHER_TAG.value}, ` +
+        `the security guide (docs/security.md, also in the package): reply sources only for principals tagged ${PUBLISHER_TAG.key}=${PUBLISHER_TAG.value}, ` +
         `and each only its own owner's (${TAG.owner}).`,
     );
     return;

@@ -4,7 +4,7 @@ import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
 import { createTestTable } from '../support/dynamo';
 import { APPROVER_ARN, functionUrlEvent } from '../support/function-url-event';
 
-/** The approvals API (§9) driven with function-URL events (payload 2.0, IAM authorizer) on dynalite. */
+/** The approvals API driven with function-URL events (payload 2.0, IAM authorizer) on dynalite. */
 
 const T0 = Date.UTC(2030, 0, 1);
 const TTL_S = 3600;
@@ -96,7 +96,7 @@ describe('POST /approvals/{id}/decision', () => {
   });
 
   test.each(['\u001b[2J\u001b[31mAPPROVED', 'line\nbreak', 'bell\u0007', 'del\u007f', 'c1 \u009b31m'])(
-    'a reason with a control character (%j) is a 400 naming reason, and nothing is decided (§13)',
+    'a reason with a control character (%j) is a 400 naming reason, and nothing is decided',
     async (reason) => {
       const fingerprint = await create('a1');
       const answer = await decide('a1', { approved: true, fingerprint, reason });

@@ -126,7 +126,7 @@ test.each([
   expect(runs).toBe(0);
 });
 
-test("the engine's errors come back as the same §4 errors", async () => {
+test("the engine's errors come back as the same errors", async () => {
   const exec = executor();
   await expect(exec.execute(parseEnvelope({ approval_id: 'apr_missing' }), options())).rejects.toMatchObject({ name: 'ApprovalNotFound' });
   const reply = (await exec.execute(parseEnvelope({ tool: 'refund', args: { orderId: 'o2' }, run_id: 'r2', call_id: 'c2' }), options())) as {

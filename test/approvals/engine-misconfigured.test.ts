@@ -1,5 +1,5 @@
 /**
- * An engine that no retry can reach is a configuration error (issue 21: a run-time configuration
+ * An engine that no retry can reach is a configuration error (a run-time configuration
  * error is never retryable): the real `@aws-sdk/client-lambda` against the local run's Lambda Invoke
  * endpoint (local/endpoints.ts), which answers as Lambda does for a function that does not exist
  * (404 ResourceNotFoundException) and for a caller that may not invoke it (403 AccessDeniedException).

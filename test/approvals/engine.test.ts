@@ -4,7 +4,7 @@ import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
 import { createTestTable } from '../support/dynamo';
 import { injectFault, THROTTLING } from '../support/sdk-middleware';
 
-/** The approvals engine (§9) on dynalite: it trusts nothing its caller sends. */
+/** The approvals engine on dynalite: it trusts nothing its caller sends. */
 
 const T0 = Date.UTC(2030, 0, 1);
 let time: number;

@@ -9,7 +9,7 @@ import { createTestTable } from '../support/dynamo';
 import { startEventBridgeEndpoint, type EventBridgeEndpoint } from '../support/eventbridge-endpoint';
 import { functionUrlEvent } from '../support/function-url-event';
 
-/** Expiry end to end on dynalite (§10): a short TTL, the expirer, a reply bus on a local endpoint. */
+/** Expiry end to end on dynalite: a short TTL, the expirer, a reply bus on a local endpoint. */
 
 const T0 = Date.UTC(2030, 0, 1);
 let time: number;

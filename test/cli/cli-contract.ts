@@ -195,6 +195,7 @@ export function describeCliContract(name: string, makeApi: () => Promise<ApiUnde
       const approve404 = await cli(['approve', 'apr_missing', '--yes']);
       expect(approve404.code).toBe(1);
       expect(approve404.stderr).toMatch(/^Error: 404 /);
+      expect(approve404.stderr).toContain('See the ids there are with `approvals list` (`--status pending` for those waiting)');
       expect(approve404.stdout).toBe('');
       const json = await cli(['show', 'apr_missing', '--json']);
       expect(JSON.parse(json.stderr)).toEqual({ error: { status: 404, type: expect.any(String), message: expect.any(String) } });

@@ -6,7 +6,7 @@ import { expectSafe, HOSTILE } from './hostile';
 import { memoryApprovalsApi } from './memory-approvals-api';
 
 describeCliContract('the in-memory approvals API', async () => {
-  // Pages of at most 3, below the CLI's limit: a page may hold fewer than `limit` (SPEC §9).
+  // Pages of at most 3, below the CLI's limit: a page may hold fewer than `limit`.
   const api = memoryApprovalsApi({ maxPageSize: 3 });
   return { handler: api.handler, seed: api.seed, canSeedExpired: true };
 });

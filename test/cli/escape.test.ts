@@ -1,5 +1,5 @@
 /**
- * SPEC §13 hygiene: the CLI escapes C0/C1 control and format (`\p{Cf}`) characters in every field it
+ * Output hygiene: the CLI escapes C0/C1 control and format (`\p{Cf}`) characters in every field it
  * prints, so a record cannot repaint the terminal, hide text or reorder what an approver reads.
  */
 import { escapeJson, escapeText } from '../../console/escape';

@@ -1,5 +1,5 @@
 /**
- * The approvals API of SPEC §9 in memory, as a function-URL handler (payload 2.0 in, function URL
+ * The approvals API in memory, as a function-URL handler (payload 2.0 in, function URL
  * response out), for the CLI's tests until (and beside) the real API function. It follows the HTTP
  * table: list (by status, `limit` default 50 at most 100, opaque `next`), read (404 when missing,
  * 200 `expired` when expired), decide (400 naming the field, 404 missing, 409 `already_decided`,

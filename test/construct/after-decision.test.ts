@@ -20,7 +20,7 @@ import { evaluatePutEvents } from './events-iam';
 import { concrete } from './template-values';
 import { actionsOf, handlerResource, onlyResource, props, statementsOfRole, toolStack, unbundledApp, withApprovalIndexes } from './helpers';
 
-/** §10 and §13 in the template: the resume path, the expiry schedule, notifications, who may publish replies. */
+/** In the template: the resume path, the expiry schedule, notifications, who may publish replies. */
 
 const plain = toolStack(unbundledApp(), 'Plain');
 const t = Template.fromStack(plain.stack);

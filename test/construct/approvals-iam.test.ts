@@ -15,7 +15,7 @@ import { evaluateInvoke, invokeChecks } from './lambda-iam';
 import { actionsOf, onlyResource, props, statementsOfRole, toolStack, unbundledApp } from './helpers';
 
 /**
- * Who may do what on the approvals table (§9, §13), tried as attacks: the construct's synthesized
+ * Who may do what on the approvals table, tried as attacks: the construct's synthesized
  * statements, evaluated against the requests the real store sends (recorded against dynalite) and
  * against the requests an attacker holding a role would send. Two handlers, A and B, share one table
  * (B is given A's): every role of A is tried on B's keys, and the handler's role on the approvals
@@ -118,6 +118,9 @@ beforeAll(async () => {
     await op('begin', () => store.begin(lapsed, { fingerprint: 'i', leaseUntil: clock + 1_000 }));
     clock += 2_000;
     await op('begin', () => store.begin(lapsed, { fingerprint: 'i', leaseUntil: clock + 60_000 }));
+    const window = { counter: '["search","AIDAALICE"]', start: clock, end: clock + 60_000, limit: 1 };
+    await op('count', () => store.countCall(window));
+    await op('count', () => store.countCall(window)); // refused: the window is full
   }
   recorder.detach();
 });
@@ -125,7 +128,7 @@ beforeAll(async () => {
 const ENGINE_OPERATIONS = ['create', 'claim', 'release', 'complete'];
 const API_OPERATIONS = ['read', 'decide', 'list'];
 const EXPIRER_OPERATIONS = ['expire'];
-const CALL_OPERATIONS = ['begin', 'finish', 'abandon'];
+const CALL_OPERATIONS = ['begin', 'finish', 'abandon', 'count'];
 const EVERY_OPERATION = [...ENGINE_OPERATIONS, ...API_OPERATIONS, ...EXPIRER_OPERATIONS, ...CALL_OPERATIONS];
 
 function decisions(who: Who, names: string[], from = requests): Array<{ name: string; decision: string }> {
@@ -344,7 +347,7 @@ describe('the model', () => {
   });
 });
 
-describe("invoking the approvals functions (the tags the construct puts on them, the handler role's Denies, the README's SCP)", () => {
+describe("invoking the approvals functions (the tags the construct puts on them, the handler role's Denies, the security guide's SCP)", () => {
   const functions = {
     'its API': tools.approvalsApi,
     "another owner's API": other.approvalsApi,
@@ -443,18 +446,18 @@ describe("invoking the approvals functions (the tags the construct puts on them,
     }
   });
 
-  function readmeScp(): any[] {
-    const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
-    const block = /<!-- scp -->\s*```json\n([\s\S]*?)```/.exec(readme);
+  function guideScp(): any[] {
+    const guide = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'security.md'), 'utf8');
+    const block = /<!-- scp -->\s*```json\n([\s\S]*?)```/.exec(guide);
     expect(block).not.toBeNull();
     const scp = JSON.parse(block![1]);
     return ([] as any[]).concat(scp.Statement ?? scp);
   }
 
-  test("the README's SCP: a role of owner A, even stripped of the construct's Denies and given lambda:*, invokes no function of owner B", () => {
+  test("the security guide's SCP: a role of owner A, even stripped of the construct's Denies and given lambda:*, invokes no function of owner B", () => {
     const tags = roleTags(rolesOfA.handler);
     expect(tags['cdk-tool-handler:owner']).toBe(OWNER);
-    const stripped = [...everywhere, ...readmeScp()];
+    const stripped = [...everywhere, ...guideScp()];
     for (const name of ["another owner's handler", "another owner's engine", "another owner's API"] as const) {
       const { arn, tags: fnTags } = target(name);
       expect(evaluateInvoke(stripped, invokeChecks(arn, fnTags, 'direct', tags))).toBe('explicitly denied');
@@ -466,8 +469,8 @@ describe("invoking the approvals functions (the tags the construct puts on them,
     }
   });
 
-  test("the README's SCP: an administrator with lambda:* invokes no approvals API directly, and still can through its URL", () => {
-    const admin = [...everywhere, ...readmeScp()];
+  test("the security guide's SCP: an administrator with lambda:* invokes no approvals API directly, and still can through its URL", () => {
+    const admin = [...everywhere, ...guideScp()];
     for (const name of ['its API', "another owner's API"] as const) {
       const { arn, tags } = target(name);
       expect(evaluateInvoke(admin, invokeChecks(arn, tags, 'direct'))).toBe('explicitly denied');

@@ -1,5 +1,5 @@
 /**
- * A given approvals table that cannot work is a synth error that says what to add (issue 21): a table
+ * A given approvals table that cannot work is a synth error that says what to add: a table
  * defined in the app whose key, indexes or stream the functions cannot use. An imported table, whose
  * schema cannot be seen, only warns (warnings.test.ts), unless it has no stream for the resume path.
  */

@@ -1,5 +1,5 @@
 /**
- * Amazon Bedrock Agents events through the REAL bundle (SPEC §15): the construct bundles a tools
+ * Amazon Bedrock Agents events through the REAL bundle: the construct bundles a tools
  * module, the bundle runs in a child node process as Lambda would, against dynalite, with the
  * approvals engine's bundle behind a local Lambda endpoint. The events are real samples, copied into
  * test/fixtures/events/ (README there): Powertools for Python's `bedrockAgentFunctionEvent.json` and

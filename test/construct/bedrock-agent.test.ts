@@ -1,5 +1,5 @@
 /**
- * `bedrockFunctionSchema` and `addToBedrockAgent` (SPEC §15) on a synthesized (bundled) stack: the
+ * `bedrockFunctionSchema` and `addToBedrockAgent` on a synthesized (bundled) stack: the
  * action group's functions come from the tools manifest; object args become JSON-string parameters
  * and names Bedrock refuses leave their tool out, each with a warning; the Bedrock service may invoke
  * the function for that agent only.

@@ -1,5 +1,5 @@
 /**
- * Props are checked before anything is bundled (issue 21): a wrong prop fails in well under a second
+ * Props are checked before anything is bundled: a wrong prop fails in well under a second
  * of the construct's time instead of after esbuild. The spy is the bundling step itself: the user's
  * `beforeBundling` hook, which NodejsFunction calls when it sets up bundling, throws a marker. A bad
  * prop must throw its own message, never the marker; good props reach the marker (so the spy works).

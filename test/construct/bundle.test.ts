@@ -178,6 +178,13 @@ describe('the asset', () => {
     process.stdout.write(`bundled asset: ${fs.statSync(bundle).size} bytes (index.js, minified)\n`);
   });
 
+  test('without resultOffload, carries none of the offload code (the S3 client, the presigner)', () => {
+    const code = fs.readFileSync(bundle, 'utf8');
+    expect(code).not.toContain('@aws-sdk/client-s3');
+    expect(code).not.toContain('@aws-sdk/s3-request-presigner');
+    expect(code).toContain('@aws-sdk/client-sqs'); // the marker means something: rate limits are in every bundle
+  });
+
   test("carries the handler's side of the table only: nothing that decides, lists or expires approvals", () => {
     const code = fs.readFileSync(bundle, 'utf8');
     const markers = { deciding: "A decision's by and reason", listing: 'ScanIndexForward', expiring: '"expire"' };

@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { ENV, INDEXES, OWNER_PATTERN, TABLE } from '../../lambda/construct-contract';
 import { actionsOf, handlerResource, onlyResource, statementsOfRole, toolStack, unbundledApp } from './helpers';
 
-/** Every default of §8, read off one stack built with only the required props. */
+/** Every default of the props, read off one stack built with only the required props. */
 const app = unbundledApp();
 const { stack, tools } = toolStack(app, 'Defaults');
 const template = Template.fromStack(stack);

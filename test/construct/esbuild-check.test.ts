@@ -1,11 +1,11 @@
 /**
- * A missing esbuild fails synth with a message that says to install it (issue 10), instead of
+ * A missing esbuild fails synth with a message that says to install it, instead of
  * aws-cdk-lib's fallback to Docker ("Cannot connect to the Docker daemon").
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { cdkLibDir, esbuildAvailable, esbuildMissingMessage } from '../../lib/bundling/esbuild-check';
+import { cdkLibDir, esbuildAvailable, esbuildMissingMessage } from '../../lib/esbuild-check';
 
 test('found where aws-cdk-lib looks for it', () => {
   expect(esbuildAvailable([cdkLibDir()], '')).toBe(true);

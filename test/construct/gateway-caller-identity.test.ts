@@ -63,10 +63,12 @@ describe('one handler on a gateway with callerIdentity', () => {
     ]);
   });
 
-  test('each target lets the proof header through to its function (MetadataConfiguration.AllowedRequestHeaders)', () => {
+  test('each target lets the proof header (and the trace context\'s) through to its function (MetadataConfiguration.AllowedRequestHeaders)', () => {
     const targets = Object.values(template.findResources('AWS::BedrockAgentCore::GatewayTarget'));
     expect(targets).toHaveLength(2);
-    for (const target of targets) expect(target.Properties.MetadataConfiguration).toEqual({ AllowedRequestHeaders: [CALLER_PROOF_HEADER] });
+    for (const target of targets) {
+      expect(target.Properties.MetadataConfiguration).toEqual({ AllowedRequestHeaders: [CALLER_PROOF_HEADER, 'traceparent', 'tracestate'] });
+    }
   });
 
   test('the interceptor: its configuration, its own role, tags and log group', () => {
@@ -235,13 +237,15 @@ test('no dependency cycle, whether the gateway is made before or after the handl
   expect(keyId).toMatch(/^GatewayCdkToolHandlerCallerProofsSigningKey/);
 });
 
-test('without callerIdentity: no interceptor, no key, no header, no caller key in the environment', () => {
+test('without callerIdentity: no interceptor, no key, no proof header (the trace context\'s only), no caller key in the environment', () => {
   const { stack, gateway, tools } = gatewayStack();
   tools.addToGateway(gateway);
   const template = Template.fromStack(stack);
   expect(template.findResources('AWS::KMS::Key')).toEqual({});
   expect(onlyResource(template, 'AWS::BedrockAgentCore::Gateway').resource.Properties.InterceptorConfigurations).toBeUndefined();
-  expect(onlyResource(template, 'AWS::BedrockAgentCore::GatewayTarget').resource.Properties.MetadataConfiguration).toBeUndefined();
+  expect(onlyResource(template, 'AWS::BedrockAgentCore::GatewayTarget').resource.Properties.MetadataConfiguration).toEqual({
+    AllowedRequestHeaders: ['traceparent', 'tracestate'],
+  });
   const fn = template.toJSON().Resources[logicalId(stack, tools.lambdaFunction)];
   expect(fn.Properties.Environment.Variables[VARS.callerKey]).toBeUndefined();
 });

@@ -1,5 +1,5 @@
 /**
- * `resume_approval` in the gateway target's inline schema (SPEC §15): added when an allowlisted tool
+ * `resume_approval` in the gateway target's inline schema: added when an allowlisted tool
  * may require approval (manifest approval `always` or `depends`, or no manifest to tell), absent
  * otherwise; a user tool of that name is a synth error. The manifest is given directly here (the
  * bundled path: gateway.test.ts).

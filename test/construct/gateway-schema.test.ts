@@ -1,6 +1,6 @@
 /**
  * The reduction of a tool's input JSON Schema to what AgentCore Gateway's inline schema accepts
- * (§11 pins), from zod 4's own `z.toJSONSchema`, shape by shape.
+ *, from zod 4's own `z.toJSONSchema`, shape by shape.
  */
 import * as z from 'zod';
 import { gatewayToolDefinitions } from '../../lib/hosts/gateway-schema';

@@ -58,7 +58,7 @@ describe('with the manifest (bundled)', () => {
           Required: ['id', 'kind'],
         },
       },
-      // refund requires approval: the Gateway's way to its result (SPEC §15; gateway-resume-approval.test.ts).
+      // refund requires approval: the Gateway's way to its result (gateway-resume-approval.test.ts).
       expect.objectContaining({ Name: 'resume_approval' }),
     ]);
   });

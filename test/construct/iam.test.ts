@@ -8,7 +8,7 @@ import { ToolHandler } from '../../lib';
 import { CALL_ITEM_ATTRIBUTES, DECIDE_ATTRIBUTE_NAMES } from '../../lib/permissions';
 import { actionsOf, onlyResource, statementsOfRole, toolStack, unbundledApp, handlerResource, withApprovalIndexes } from './helpers';
 
-/** Least privilege (§8), read off the synthesized policies. All stacks are synthesized once. */
+/** Least privilege, read off the synthesized policies. All stacks are synthesized once. */
 const app = unbundledApp();
 
 function withGrantees(id: string, key?: boolean, table?: (stack: Stack) => dynamodb.ITable) {

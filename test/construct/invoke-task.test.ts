@@ -1,6 +1,6 @@
 /**
- * `ToolHandler.invokeTask` (§11): a Step Functions LambdaInvoke whose result is the reply, that
- * retries the retryable errors of §4 by name and leaves the others to Catch. Read from the
+ * `ToolHandler.invokeTask`: a Step Functions LambdaInvoke whose result is the reply, that
+ * retries the retryable errors by name and leaves the others to Catch. Read from the
  * synthesized state machine definition.
  */
 import { App, Duration, Stack } from 'aws-cdk-lib';
@@ -54,7 +54,7 @@ test('Retry: Lambda service exceptions, then the retryable tool errors by name, 
       BackoffRate: 2,
     },
     {
-      ErrorEquals: ['ToolFailed', 'ToolTimeout', 'CallInProgress', 'StoreUnavailable', 'Lambda.TooManyRequestsException'],
+      ErrorEquals: ['ToolFailed', 'ToolTimeout', 'CallInProgress', 'StoreUnavailable', 'RateLimited', 'Lambda.TooManyRequestsException'],
       IntervalSeconds: 2,
       MaxAttempts: 2,
       BackoffRate: 2,

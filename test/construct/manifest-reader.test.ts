@@ -1,5 +1,5 @@
 /**
- * The manifest runner on its own (§12), as tests of stacks that skip bundling cannot reach it: a
+ * The manifest runner on its own, as tests of stacks that skip bundling cannot reach it: a
  * real esbuild bundle of a tools module, written outside the repository (so nothing of its
  * node_modules resolves), loaded in a child node process with the SDK and external modules stubbed.
  */

@@ -1,5 +1,5 @@
 /**
- * The tools manifest read at synth (§12): the construct runs the bundle it built in a child node
+ * The tools manifest read at synth: the construct runs the bundle it built in a child node
  * process and learns the tools; wrong `tools` and `handler` are errors at construction, by exact
  * message. Bundled stacks (about a second each; the manifest is cached per bundle hash).
  */
@@ -62,7 +62,17 @@ describe('synth errors, at construction', () => {
   test('a missing handler export', () => {
     expect(() => build({ handler: 'nope' })).toThrow(
       `Manifest/Tools: \`handler\`: ${ENTRY} has no export named nope, got exports: charge, handler, internal, lookup, notAHandler, refund. ` +
-        'It needs `export const nope = toolHandler([...])`.',
+        'It needs `export const nope = toolHandler([...])`, or the `handler` prop set to the name of the export that is one.',
+    );
+  });
+
+  test('a module whose top-level code throws at synth: the error says module code runs at synth without the environment', () => {
+    const entry = path.join(__dirname, '..', 'fixtures', 'throws-at-load-tools.ts');
+    expect(() => build({ entry, tools: ['charge'], environment: { API_KEY: 'set-for-the-function' } })).toThrow(
+      `Manifest/Tools: \`entry\`: loading ${entry} at synth to read its tools failed: `,
+    );
+    expect(() => build({ entry, tools: ['charge'] })).toThrow(
+      /API_KEY is not set\. The module's top-level code runs at synth, in a plain node process without the function's environment variables or AWS credentials: read configuration inside a tool's `run` \(or lazily, on first use\), not at module load\./,
     );
   });
 

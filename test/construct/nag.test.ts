@@ -119,7 +119,7 @@ test('the checks really run: the default runtime without its acknowledgement fai
   expect(() => app.synth()).toThrow(/AwsSolutions-L1/);
 });
 
-test('operations (SPEC §14): the alarms with actions and the dashboard add nothing to acknowledge', () => {
+test('operations: the alarms with actions and the dashboard add nothing to acknowledge', () => {
   const app = nagApp();
   const stack = new Stack(app, 'Ops', { env: ENV });
   const oncall = new sns.Topic(stack, 'Oncall', { enforceSSL: true });

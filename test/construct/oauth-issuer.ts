@@ -28,6 +28,11 @@ export interface LocalIssuer {
   hmacWithPublicKey(claims: Record<string, unknown>): Promise<string>;
   /** A well-formed RS256 token signed by a key the issuer does not have (its `kid` is not in the JWKS). */
   signedByStranger(claims: Record<string, unknown>): string;
+  /**
+   * The claims of the tokens its token endpoint gives from now on (a sign-in through its authorize
+   * endpoint, which redirects at once, as with a user who is already signed in).
+   */
+  signInAs(claims: Record<string, unknown>): void;
   close(): Promise<void>;
 }
 
@@ -58,6 +63,8 @@ export async function startIssuer(): Promise<LocalIssuer> {
   const jwk = await issuer.keys.generate('RS256');
   const service = new OAuth2Service(issuer);
   const handle = service.requestHandler;
+  let signedIn: Record<string, unknown> = {};
+  service.on('beforeTokenSigning', (token: { payload: Record<string, unknown> }) => Object.assign(token.payload, signedIn));
   let requests = 0;
   const server = createServer((req, res) => {
     requests++;
@@ -86,6 +93,9 @@ export async function startIssuer(): Promise<LocalIssuer> {
     signedByStranger(claims) {
       const input = `${b64({ alg: 'RS256', typ: 'JWT', kid: 'not-the-issuers' })}.${b64({ ...defaults(), ...claims })}`;
       return `${input}.${sign('sha256', Buffer.from(input), stranger).toString('base64url')}`;
+    },
+    signInAs(claims) {
+      signedIn = claims;
     },
     close: () => listening.close(),
   };

@@ -1,5 +1,5 @@
 /**
- * SPEC §14 through the REAL bundles: the synthesized handler, approvals API and expirer, each in a
+ * Operations through the REAL bundles: the synthesized handler, approvals API and expirer, each in a
  * `node` process of its own (local/function-sandbox.ts, as `cdk-tool-handler local` runs them) with
  * the environment the template gives it, on dynalite, with the approvals engine's bundle behind a
  * local Lambda endpoint. Calls that succeed, fail, need approval and repeat; a decision each way; an

@@ -1,5 +1,5 @@
 /**
- * SPEC §14 in the template: the namespace on every function, the metric methods, each alarm with its
+ * Operations in the template: the namespace on every function, the metric methods, each alarm with its
  * documented default (and each limit's prop, its checks, and how to turn them off), the shared resume
  * path's one alarm, and the dashboard's widgets. That the alarms and the dashboard read metrics the
  * runtime really writes is test/construct/operations-bundles.test.ts.

@@ -11,7 +11,7 @@ import { ToolHandler, ToolHandlerProps } from '../../lib';
 import { actionsOf, handlerResource, onlyResource, props, statementsOfRole, toolStack, unbundledApp, withApprovalIndexes } from './helpers';
 
 /**
- * Each prop of §8 against its own stack; all stacks are built first and synthesized once.
+ * Each prop against its own stack; all stacks are built first and synthesized once.
  */
 const app = unbundledApp();
 const built: Record<string, { stack: Stack; tools: ToolHandler }> = {};

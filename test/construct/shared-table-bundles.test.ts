@@ -1,5 +1,5 @@
 /**
- * Owners are a boundary (§13), through the REAL bundles: two ToolHandlers of one synthesized stack
+ * Owners are a boundary, through the REAL bundles: two ToolHandlers of one synthesized stack
  * share one approvals table (B is given A's), and each handler's bundle, its engine's and its API's
  * run in processes of their own with the environment the template gives them, against dynalite.
  * Each attack here succeeded on the earlier design (owner-free keys, a Scan for lists, an API that

@@ -10,7 +10,7 @@ import { ToolHandler, ToolHandlerProps } from '../../lib';
 import { ENV as STACK_ENV, props, unbundledApp } from './helpers';
 
 /**
- * §13 with several handlers in one app: each is its own owner (key space, IAM, resume rule), a
+ * Owners with several handlers in one app: each is its own owner (key space, IAM, resume rule), a
  * table has one resume path (one stream reader) however many handlers share it, a reply bus gets
  * one guard statement however many handlers publish there, and notifications name the approvals
  * API output when a stack has several. Every stack is built without bundling.

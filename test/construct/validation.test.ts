@@ -4,6 +4,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV, replyEventSource, REPLY_SOURCE_ROOT } from '../../lambda/construct-contract';
+import { Template } from 'aws-cdk-lib/assertions';
 import { ToolHandler, ToolHandlerProps } from '../../lib';
 import { ENV as ACCOUNT, props, unbundledApp, withApprovalIndexes } from './helpers';
 
@@ -26,6 +27,39 @@ function expectError(fn: () => unknown, message: string, path = 'Test/Tools'): v
 }
 
 const s = Duration.seconds;
+
+describe('allowedTools, and its old name tools', () => {
+  const base = (): ToolHandlerProps => {
+    const { tools: _old, ...rest } = props({});
+    return rest;
+  };
+
+  test('allowedTools is the allowlist: the function and the engine get it', () => {
+    const stack = new Stack(unbundledApp(), 'Test', { env: ACCOUNT });
+    new ToolHandler(stack, 'Tools', { ...base(), allowedTools: ['add', 'refund'] });
+    const functions = Object.values<any>(Template.fromStack(stack).toJSON().Resources).filter((r) => r.Type === 'AWS::Lambda::Function');
+    const lists = functions.map((f) => f.Properties.Environment?.Variables?.[ENV.tools]).filter(Boolean);
+    expect(lists).toEqual(['add,refund', 'add,refund']);
+  });
+
+  test('neither: the error asks for allowedTools', () => {
+    expectError(
+      () => new ToolHandler(new Stack(unbundledApp(), 'Test', { env: ACCOUNT }), 'Tools', base()),
+      "`allowedTools` must name the tools the function may run, got: none. Add `allowedTools: ['add', ...]`.",
+    );
+  });
+
+  test('both: the error says tools is its old name', () => {
+    expectError(
+      () => new ToolHandler(new Stack(unbundledApp(), 'Test', { env: ACCOUNT }), 'Tools', { ...base(), allowedTools: ['add'], tools: ['add'] }),
+      'Pass the allowlist as `allowedTools` only: `tools` is its old name, got both.',
+    );
+  });
+
+  test('errors about the list name the prop it came in', () => {
+    expectError(() => build({ tools: undefined, allowedTools: [] }), '`allowedTools` must name at least one tool, got: [].');
+  });
+});
 
 describe('tools', () => {
   test('must not be empty', () => {

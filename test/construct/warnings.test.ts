@@ -155,8 +155,8 @@ test('an imported reply bus: its policy cannot keep others from publishing with 
   expect(warnings('ImportedReplyBus')).toEqual([
     "`replyBus` is imported, so its policy cannot be extended here: any principal with events:PutEvents on it, other than the " +
       "roles of this construct (which are denied other owners' sources), can publish events with a reply source " +
-      'cdk-tool-handler.<owner> (such as a fake "Tool Approval Requested"). Add to its policy the two Denies of the README\'s ' +
-      'security section: reply sources only for principals tagged cdk-tool-handler:publisher=true, and each only its own ' +
+      'cdk-tool-handler.<owner> (such as a fake "Tool Approval Requested"). Add to its policy the two Denies of the security guide ' +
+      '(docs/security.md, also in the package): reply sources only for principals tagged cdk-tool-handler:publisher=true, and each only its own ' +
       "owner's (cdk-tool-handler:owner). [ack: cdk-tool-handler:replyBusPolicy]",
   ]);
 });

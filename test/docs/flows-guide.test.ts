@@ -16,7 +16,7 @@ const DIR = path.join(REPO, 'test', '.examples', 'flows-guide');
 const GUIDE = fs.readFileSync(path.join(REPO, 'docs', 'flows.md'), 'utf8');
 
 function blocks(): Array<{ name: string; code: string }> {
-  return [...GUIDE.matchAll(/<!-- file: ([\w.-]+) -->\n```ts\n([\s\S]*?)```/g)].map((m) => ({ name: m[1], code: m[2] }));
+  return [...GUIDE.matchAll(/<!-- file: ([\w.-]+) -->\n```TypeScript\n([\s\S]*?)```/g)].map((m) => ({ name: m[1], code: m[2] }));
 }
 
 function pointed(code: string): string {

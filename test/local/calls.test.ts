@@ -61,7 +61,7 @@ test('without --approve a call that needs approval ends pending_approval; a fail
   expect(result.code).toBe(1);
   const lines = result.stdout.trimEnd().split('\n');
   expect(lines[0]).toMatch(/^1 refund pending_approval \(apr_\S+ undecided\): undecided: pass --approve all or --approve none to decide it$/);
-  expect(lines[1]).toMatch(/^2 nope ToolNotFound: Tool nope is unknown to this handler or not in its allowlist\.$/);
+  expect(lines[1]).toMatch(/^2 nope ToolNotFound: Tool nope is unknown to this handler or not in its allowlist\. It runs: add, refund\.$/);
   expect(lines[2]).toMatch(/^3 add ToolUsageError: Invalid args for tool add: `args\.a`/);
   expect(result.stderr).toContain('calls: 0 of 3 ended as asked, 3 did not.');
 }, 60_000);

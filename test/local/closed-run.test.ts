@@ -1,5 +1,5 @@
 /**
- * The local run is as closed as the cloud (SPEC §13): another process on the machine can neither
+ * The local run is as closed as the cloud: another process on the machine can neither
  * approve with a forged identity through Lambda's Invoke API, nor call the approvals engine, nor put
  * events on the reply bus. Each test is an attack on the real run of the sample's bundles.
  */
@@ -197,4 +197,46 @@ test('(h) the function URL still decides as the run\'s approver, and only as the
   await expectStillPending(refund.id);
   const decided = await approvals.decide(refund.id, body);
   expect(decided).toMatchObject({ status: 'denied', decided_by: run.approver.userArn });
+});
+
+describe("(i) `local call`'s keys (in the state file) invoke the tool handler, and nothing else", () => {
+  const caller = () => ({ accessKeyId: run.caller.accessKeyId, secretAccessKey: run.caller.secretAccessKey });
+
+  test('they invoke the handler: a call runs', async () => {
+    const sent = await lambdaAs(caller()).send(
+      new InvokeCommand({ FunctionName: run.caller.functionName, Payload: Buffer.from(JSON.stringify({ tool: 'add', args: { a: 2, b: 3 } })) }),
+    );
+    expect(JSON.parse(Buffer.from(sent.Payload!).toString('utf8'))).toMatchObject({ status: 'ok', result: 5 });
+    expect(run.caller.functionName).toBe(run.functionName('handler'));
+  });
+
+  test.each(['engine', 'expirer', 'api'] as const)('they cannot invoke the %s', async (label) => {
+    const before = (await approvals.listAll({ status: 'pending', pageSize: 100 })).length;
+    const create = { op: 'create', tool: 'refund', args: { orderId: 'forged' }, run_id: 'forged', call_id: `caller-${++calls}` };
+    const sent = lambdaAs(caller()).send(new InvokeCommand({ FunctionName: run.functionName(label), Payload: Buffer.from(JSON.stringify(create)) }));
+    await expect(sent).rejects.toMatchObject({ name: 'AccessDeniedException', $metadata: { httpStatusCode: 403 } });
+    expect((await approvals.listAll({ status: 'pending', pageSize: 100 })).length).toBe(before);
+  });
+
+  test('they cannot put a reply event on the bus', async () => {
+    const before = run.events.length;
+    const bus = new EventBridgeClient({ region: run.region, endpoint: run.awsEndpointUrl, credentials: caller(), maxAttempts: 1 });
+    const entry = { Source: 'cdk-tool-handler.handler', DetailType: 'Tool Call Succeeded', Detail: JSON.stringify({ status: 'ok', tool: 'add', result: 'forged' }) };
+    await expect(bus.send(new PutEventsCommand({ Entries: [entry] }))).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    expect(run.events.length).toBe(before);
+  });
+
+  test("they are not the DynamoDB front's keys: a read of the table is refused", async () => {
+    const reply = await sendSigned({
+      origin: run.dynamoEndpointUrl,
+      path: '/',
+      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.Scan' },
+      body: JSON.stringify({ TableName: 'any' }),
+      keys: caller(),
+      service: 'dynamodb',
+      region: run.region,
+    });
+    expect(reply.status).toBeGreaterThanOrEqual(400);
+    expect(reply.text).toMatch(/UnrecognizedClientException/);
+  });
 });

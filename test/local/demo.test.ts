@@ -53,7 +53,7 @@ test('runs the whole lifecycle step by step and exits 0', async () => {
   }
   // The resume is what the pipe would send: exactly {"approval_id": "<id>"}.
   expect(out).toMatch(/^pipe.*: decision on (apr_\S+) → \{"approval_id": ?"\1"\} on the tool queue$/m);
-  // It ends with the metrics its functions emitted (SPEC §14), per tool, read from their EMF log lines.
+  // It ends with the metrics its functions emitted, per tool, read from their EMF log lines.
   const metrics = out.slice(out.indexOf('metrics this run emitted'));
   expect(metrics).toMatch(/^ {2}tool +Calls +Failed +ApprovalsRequested +DuplicatesSuppressed +Duration p50 \(ms\)$/m);
   expect(metrics).toMatch(/^ {2}add +1 +0 +0 +0 +\d+$/m);

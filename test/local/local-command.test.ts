@@ -33,13 +33,23 @@ test('sends the envelopes as one SQS batch and prints each call and its reply fr
   expect(result.stderr).toContain('the stack has no reply bus; local gives the functions one');
 }, 60_000);
 
-test('--direct invokes the handler with each envelope: the returned reply, or the thrown error', async () => {
+test('--direct invokes the handler with each envelope: each reply, or each thrown error, printed once', async () => {
   const bad = JSON.stringify({ tool: 'add', args: { a: 1, b: 'x' } });
   const result = await local(['local', '--assembly', assembly, '--once', '--direct', add, bad]);
   expect(result.code).toBe(0);
   expect(result.stdout).toContain('→ call add {"a":1,"b":2} (direct)');
-  expect(result.stdout).toMatch(/^← ok add result 3$/m);
-  expect(result.stdout).toMatch(/^← threw ToolUsageError: Invalid args for tool add: `args\.b`/m);
+  const answers = result.stdout.split('\n').filter((line) => line.startsWith('←'));
+  // The reply bus carried both outcomes before the invokes returned: its lines are the only ones.
+  expect(answers).toEqual([
+    '← ok add result 3   [bus: Tool Call Succeeded]',
+    expect.stringMatching(/^← error ToolUsageError add: Invalid args for tool add: `args\.b`.*\[bus: Tool Call Failed\]$/),
+  ]);
+
+  // --json keeps every line, the direct ones marked as shown.
+  const json = await local(['local', '--assembly', assembly, '--once', '--direct', '--json', add, bad]);
+  const lines = json.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  expect(lines).toContainEqual(expect.objectContaining({ type: 'reply', via: 'direct', shown: true, reply: expect.objectContaining({ result: 3 }) }));
+  expect(lines).toContainEqual(expect.objectContaining({ type: 'thrown', shown: true, error: expect.objectContaining({ errorType: 'ToolUsageError' }) }));
 }, 60_000);
 
 test('--json prints one JSON object per line; --file reads a JSON array of envelopes', async () => {
@@ -61,7 +71,7 @@ test('--json prints one JSON object per line; --file reads a JSON array of envel
   );
 }, 60_000);
 
-test('--json escapes control and format characters (SPEC §13), and each line still parses to what was sent', async () => {
+test('--json escapes control and format characters, and each line still parses to what was sent', async () => {
   const args = { a: 1, b: 2, note: 'x\u202eevil\u009b31m\u200b\u0007' };
   const result = await local(['local', '--assembly', assembly, '--once', '--json', JSON.stringify({ tool: 'add', args })]);
   expect(result.code).toBe(0);
@@ -88,9 +98,14 @@ test('a missing assembly, a stack without a ToolHandler, and a missing cdk.json 
   expect(missing.code).toBe(1);
   expect(missing.stderr).toContain('--assembly /no/such/dir does not exist');
 
-  const noHandler = editedAssembly(assembly, (template) => {
-    for (const r of Object.values<any>(template.Resources)) delete r.Properties?.Environment?.Variables?.TOOL_HANDLER_TOOLS;
-  });
+  // A stack whose metadata describes no ToolHandler (the construct describes its parts there).
+  const noHandler = editedAssembly(assembly, () => undefined);
+  for (const name of fs.readdirSync(noHandler).filter((n) => n.endsWith('.metadata.json'))) {
+    const file = path.join(noHandler, name);
+    const metadata = JSON.parse(fs.readFileSync(file, 'utf8'));
+    for (const entries of Object.values<any[]>(metadata)) entries.splice(0, entries.length, ...entries.filter((e) => e.type !== 'cdk-tool-handler:parts'));
+    fs.writeFileSync(file, JSON.stringify(metadata));
+  }
   const none = await local(['local', '--assembly', noHandler, '--once']);
   expect(none.code).toBe(1);
   expect(none.stderr).toContain('has a ToolHandler');
@@ -110,5 +125,5 @@ test('approvals --local without a running local says how to start one', async ()
   const state = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'state-')), 'none.json');
   const result = await local(['approvals', 'list', '--local'], { ...process.env, CDK_TOOL_HANDLER_LOCAL_STATE: state });
   expect(result.code).toBe(1);
-  expect(result.stderr).toContain('No local run found: start `cdk-tool-handler local`');
+  expect(result.stderr).toContain('No local run found here or in a folder above: start `cdk-tool-handler local` in your app');
 });

@@ -1,5 +1,5 @@
 /**
- * `cdk-tool-handler local --mcp` (SPEC §15) as a user runs it: the one-file CLI build in a child
+ * `cdk-tool-handler local --mcp` as a user runs it: the one-file CLI build in a child
  * `node`, on the sample app synthesized with an AgentCore Gateway target, reached by the MCP
  * TypeScript SDK's own `Client` over `StreamableHTTPClientTransport`: the target's tools as the
  * template defines them, a plain call, a call that needs approval, the decision through the local
@@ -201,4 +201,41 @@ test('a stack without a gateway target: --mcp says how to add one', async () => 
     "The stack ToolHandlerSample's ToolHandler has no AgentCore Gateway target: `local --mcp` serves the tools a gateway target lists. " +
       'Add one in the stack with `tools.addToGateway(gateway)`',
   );
+}, 120_000);
+
+test('the bearer token is the app\'s: the same on the next run, until --new-mcp-token replaces it and the old one is refused', async () => {
+  const ownEnv = { ...env, CDK_TOOL_HANDLER_LOCAL_STATE: path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-token-')), 'state.json') };
+  const serve = async (extra: string[] = []) => {
+    let err = '';
+    const run = spawn(process.execPath, [bundle, 'local', '--assembly', assembly, '--mcp', '--port', '0', ...extra], { cwd: REPO, env: ownEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+    run.stderr!.on('data', (c: Buffer) => (err += c.toString('utf8')));
+    await until(() => err.includes('serving: decide with'), 'serving', () => ({ stdout: '', stderr: err }));
+    const served = new URL(/mcp: serving .* at (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(err)![1]);
+    const bearer = /Authorization: Bearer (\S+)$/m.exec(err)![1];
+    const stop = () => new Promise((resolve) => (run.once('exit', resolve), run.kill('SIGINT')));
+    return { served, bearer, stop };
+  };
+  const first = await serve();
+  await first.stop();
+  const second = await serve();
+  expect(second.bearer).toBe(first.bearer);
+  await second.stop();
+
+  const third = await serve(['--new-mcp-token']);
+  try {
+    expect(third.bearer).not.toBe(first.bearer);
+    const old = await sendRaw({
+      origin: third.served.origin,
+      path: third.served.pathname,
+      headers: { Authorization: `Bearer ${first.bearer}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(old.status).toBe(401);
+    const mcp = new Client({ name: 'cdk-tool-handler-test', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(third.served, { requestInit: { headers: { Authorization: `Bearer ${third.bearer}` } } }));
+    expect((await mcp.listTools()).tools.length).toBeGreaterThan(0);
+    await mcp.close();
+  } finally {
+    await third.stop();
+  }
 }, 120_000);

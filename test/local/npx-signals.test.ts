@@ -1,5 +1,5 @@
 /**
- * `local` started through a real `npx` stops cleanly on a signal (issue 21). npm runs a package's bin
+ * `local` started through a real `npx` stops cleanly on a signal. npm runs a package's bin
  * through `sh -c`, and hands a SIGTERM or SIGINT it gets to that shell only (@npmcli/run-script's
  * signal manager): the shell exits on SIGTERM, leaving the CLI's node process behind unless the CLI
  * notices (cli/bin.ts), and waits out a SIGINT. Here the packed layout is made by hand: the CLI

@@ -1,5 +1,5 @@
 /**
- * The pipe's stand-in: the SPEC §10 filter evaluated against real-shaped DynamoDB stream records
+ * The pipe's stand-in: the resume filter evaluated against real-shaped DynamoDB stream records
  * (only the decision matches), the input template yielding exactly {"approval_id": "<id>"}; then a
  * stack that has the pipe (FIFO queue) and an expirer, run through the demo.
  */
@@ -67,7 +67,7 @@ describe('the filter', () => {
   });
 });
 
-describe('the resume path of a shared table: the pipe onto the resume bus, then the handler\'s rule (§13)', () => {
+describe('the resume path of a shared table: the pipe onto the resume bus, then the handler\'s rule', () => {
   const BUS_TEMPLATE = '{"approval_id": "<$.dynamodb.NewImage.approvalId.S>", "owner": "<$.dynamodb.NewImage.owner.S>"}';
   const pipe = { filters: [compileEventPattern(FILTER)], inputTemplate: BUS_TEMPLATE, busEvent: { source: 'cdk-tool-handler.approvals', detailType: 'Tool Approval Decided' } };
   const rule = (owner: string) => ({
@@ -131,7 +131,7 @@ test('a stack with the pipe (FIFO queue), an expirer and notifications: the pipe
     const table = logicalId(template, 'AWS::DynamoDB::Table', 'ToolsApprovalsTable');
     const queue = logicalId(template, 'AWS::SQS::Queue', 'ToolsQueue');
     template.Resources[queue].Properties.FifoQueue = true;
-    // The construct's own pipe when it has one (autoResume), else one as SPEC §10 describes it; FIFO parameters added.
+    // The construct's own pipe when it has one (autoResume), else one as docs/approvals.md describes it; FIFO parameters added.
     const existing = Object.keys(template.Resources).find((k) => template.Resources[k].Type === 'AWS::Pipes::Pipe');
     const pipe = existing ?? 'ToolsApprovalsResumePipe';
     template.Resources[pipe] ??= {

@@ -1,5 +1,5 @@
 /**
- * What the local run prints works in the local run (issue 21): the approval notification's approve
+ * What the local run prints works in the local run: the approval notification's approve
  * line, which the construct's template writes for the deployed stack (`--stack`), is printed with
  * `--local`; the refusal to decide without a terminal suggests a `show` of the same API.
  */

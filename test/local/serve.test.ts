@@ -50,6 +50,18 @@ test('serves the approvals API to `approvals --local` until SIGINT; a decision r
   await until(() => stdout.includes('← ok refund result {"refunded":"o-served"}'), 'the resumed reply', printed, { ms: 20_000 });
   expect(stdout).toContain(`→ resume ${id}`);
 
+  // More calls for the running run, from another command: each reply printed once, by the command.
+  const more = await local(['local', 'call', '{"tool":"add","args":{"a":2,"b":3}}', '{"tool":"refund","args":{"orderId":"o-more"}}'], env);
+  expect(more.code).toBe(0);
+  expect(more.stdout.split('\n').filter(Boolean)).toEqual(['← ok add result 5', expect.stringMatching(/^← pending_approval refund apr_\S+ \(expires \S+\)$/)]);
+  await until(() => stdout.includes('← ok add result 5   [bus: Tool Call Succeeded]'), 'the run showing the bus event of the call', printed, { ms: 20_000 });
+  const bad = await local(['local', 'call', '{"tool":"add","args":{"a":"x"}}', '--json'], env);
+  expect(bad.code).toBe(1);
+  expect(JSON.parse(bad.stdout)).toMatchObject({ type: 'thrown', error: { errorType: 'ToolUsageError' } });
+  const none = await local(['local', 'call'], env);
+  expect(none.code).toBe(2);
+  expect(none.stderr).toContain('`local call` needs an envelope');
+
   const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
   child.kill('SIGINT');
   expect(await exited).toBe(0);

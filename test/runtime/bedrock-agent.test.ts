@@ -1,5 +1,5 @@
 /**
- * The Amazon Bedrock Agents adapter (§15), in process: real sample events, from Powertools for
+ * The Amazon Bedrock Agents adapter, in process: real sample events, from Powertools for
  * Python (`tests/events/bedrockAgentFunctionEvent.json`) and from Powertools TypeScript's
  * BedrockAgentFunctionResolver tests (the events its `createEvent` builds), copied into
  * test/fixtures/events/ (README there names the commits). The same through the synthesized bundle:

@@ -1,5 +1,5 @@
 /**
- * §5/§6 `toolHandler` configuration: `tools`, `timeout` and `margin` come from the options and from
+ * `toolHandler` configuration: `tools`, `timeout` and `margin` come from the options and from
  * the environment, read once when `toolHandler` is called; where both are given the stricter wins; a
  * value that does not parse makes `toolHandler` throw naming the variable.
  */

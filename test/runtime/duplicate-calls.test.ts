@@ -28,7 +28,7 @@ function setUp(behaviour: { delayMs?: number; failTimes?: number; calls?: false 
 
 const call = { tool: 'charge', args: { amount: 5 }, run_id: 'r', call_id: 'c' };
 
-describe('duplicate calls (§6a, memory store)', () => {
+describe('duplicate calls (memory store)', () => {
   test('a redelivered finished call gets the kept reply without running again', async () => {
     const { handler, runs } = setUp();
     const first = await handler(call, lambdaContext(10_000));
@@ -92,12 +92,12 @@ describe('duplicate calls (§6a, memory store)', () => {
 });
 
 /**
- * Issue 17, point 6 (SPEC §13): a lease outlives its invocation as far as the source's redelivery
+ * Issue 17, point 6: a lease outlives its invocation as far as the source's redelivery
  * allows. Each case has a holder whose post-run write never lands (its `finish` fails), as when
  * DynamoDB fails until the invocation's end: every other copy is answered without running, while the
  * holder's own redelivery (a crash) still runs it.
  */
-describe('copies of a call whose post-run write was lost (§13)', () => {
+describe('copies of a call whose post-run write was lost', () => {
   function losingFinishes() {
     let runs = 0;
     const store = new MemoryApprovalStore();

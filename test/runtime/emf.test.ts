@@ -1,5 +1,5 @@
 /**
- * The metrics in the runtime's log lines (SPEC §14), checked against AWS's "Specification: Embedded
+ * The metrics in the runtime's log lines, checked against AWS's "Specification: Embedded
  * metric format" (test/support/emf-spec.ts writes its rules as checks; the first tests show that
  * those checks catch what the specification forbids): every call line carries `Calls`, `Failed` and
  * `Duration` under `[Owner]` and, for an allowlisted tool, `[Owner, Tool]`; the approvals' own lines

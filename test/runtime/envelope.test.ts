@@ -1,5 +1,5 @@
 /**
- * §2, the envelope: every rule, with a good case and each bad case, for string payloads (SQS
+ * The envelope: every rule, with a good case and each bad case, for string payloads (SQS
  * bodies) and already-parsed objects (EventBridge `detail`, direct invokes).
  */
 import { MAX_ENVELOPE_BYTES, parseEnvelope, ToolUsageError } from '../../lambda';

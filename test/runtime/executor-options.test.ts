@@ -1,5 +1,5 @@
 /**
- * "Off" means `false` (issue 13, finding 6): `approvals: false` turns the approval store off, like
+ * "Off" means `false`: `approvals: false` turns the approval store off, like
  * `calls: false`; `approvals: undefined` is the same as leaving it out (the environment decides).
  * Configuration errors are `TypeError`s whose message starts `cdk-tool-handler: ` and names the option.
  */

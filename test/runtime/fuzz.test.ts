@@ -1,7 +1,7 @@
 /**
  * Property-based fuzzing (fast-check) of `parseEnvelope` and of the handler's event forms: SQS
  * batches, EventBridge Pipes arrays, EventBridge events and direct invokes. Whatever arrives, only
- * the errors of §4 come out (never an "Unexpected failure" wrapping a TypeError), a batch with
+ * the runtime's own errors come out (never an "Unexpected failure" wrapping a TypeError), a batch with
  * usable ids is always answered, prototypes stay clean and replies are JSON-safe.
  */
 import * as fc from 'fast-check';
@@ -91,7 +91,7 @@ const gated = tool({ name: 'gated', requiresApproval: true, run: () => 'ran' });
 const store = new MemoryApprovalStore();
 const handler = toolHandler(new ToolExecutor({ tools: [echo, gated], approvals: store }), { replies: false });
 
-/** A thrown error must be one of §4's, and never a wrapped unexpected failure (an escaped TypeError). */
+/** A thrown error must be one of the runtime's, and never a wrapped unexpected failure (an escaped TypeError). */
 function expectSection4(error: unknown): void {
   expect(error).toBeInstanceOf(ToolHandlerError);
   expect(SECTION_4_ERRORS).toContain((error as Error).name);
@@ -184,7 +184,7 @@ describe('toolHandler', () => {
     );
   });
 
-  test('EventBridge events and direct invokes: a JSON-safe reply, or an error of §4', async () => {
+  test('EventBridge events and direct invokes: a JSON-safe reply, or a runtime error', async () => {
     const eventBridge = fc.record({
       version: fc.constant('0'),
       id: fc.oneof(fc.uuid(), anything),

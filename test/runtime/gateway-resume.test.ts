@@ -1,5 +1,5 @@
 /**
- * Finishing an approval through AgentCore Gateway without a session (§15): the Gateway's documented
+ * Finishing an approval through AgentCore Gateway without a session: the Gateway's documented
  * Lambda-target context carries no session id, so a repeated call names a new call; the target's
  * `resume_approval` tool resumes the approval its args name, and a `pending_approval` reply says so.
  */

@@ -1,5 +1,5 @@
 /**
- * The AgentCore Gateway adapter (§11), in process on the DynamoDB store against dynalite: the event
+ * The AgentCore Gateway adapter, in process on the DynamoDB store against dynalite: the event
  * is the tool's args, the tool's name and the session come in `context.clientContext.custom`.
  * (The same adapter through the real bundle: test/construct/gateway-bundle.test.ts.)
  */

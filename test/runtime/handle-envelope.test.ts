@@ -28,7 +28,7 @@ const returning = (value: () => unknown) => tool({ name: 'give', run: value });
 const executorOf = (...tools: Parameters<typeof tool>[0][]) =>
   new ToolExecutor({ tools: tools.map((options) => tool(options)), approvals: false });
 
-describe('replies (§3)', () => {
+describe('replies', () => {
   test.each([
     ['undefined becomes null', () => undefined, null],
     ['a Date becomes its JSON string', () => new Date(0), '1970-01-01T00:00:00.000Z'],
@@ -71,7 +71,7 @@ describe('replies (§3)', () => {
   });
 });
 
-describe('errors (§4)', () => {
+describe('errors', () => {
   test.each([
     [new ToolUsageError('x'), 'ToolUsageError', false, false],
     [new ToolNotFound('x'), 'ToolNotFound', false, false],
@@ -90,7 +90,7 @@ describe('errors (§4)', () => {
   });
 });
 
-describe('handleEnvelope (§5)', () => {
+describe('handleEnvelope', () => {
   test('the tool gets its context: ids, source, deadline and signal', async () => {
     let seen: ToolContext | undefined;
     const executor = executorOf({ name: 'peek', run: (_args: unknown, ctx: ToolContext) => void (seen = ctx) });
@@ -141,5 +141,27 @@ describe('handleEnvelope (§5)', () => {
     const executor = new ToolExecutor({ tools: [strict], approvals: store });
     await expect(handleEnvelope(executor, { approval_id: 'apr_x' })).rejects.toThrow(/args\.amount/);
     expect((await store.get('apr_x'))?.claimedUntil).toBeUndefined();
+  });
+});
+
+describe('an unknown tool', () => {
+  const named = (name: string) => ({ name, run: () => name });
+
+  test('is refused naming the tools the handler runs, only those the allowlist lets through', async () => {
+    const executor = executorOf(named('add'), named('refund'), named('secret_admin'));
+    await expect(handleEnvelope(executor, { tool: 'ad', args: {} }, { tools: ['add', 'refund'] })).rejects.toThrow(
+      new ToolNotFound('Tool ad is unknown to this handler or not in its allowlist. It runs: add, refund.'),
+    );
+    await expect(handleEnvelope(executor, { tool: 'secret_admin', args: {} }, { tools: ['add'] })).rejects.toThrow(
+      new ToolNotFound('Tool secret_admin is unknown to this handler or not in its allowlist. It runs: add.'),
+    );
+  });
+
+  test('names at most 20 of them, then how many more', async () => {
+    const executor = executorOf(...Array.from({ length: 23 }, (_, i) => named(`t${i}`)));
+    const error = await handleEnvelope(executor, { tool: 'nope', args: {} }).catch((e: Error) => e);
+    expect((error as Error).message).toBe(
+      `Tool nope is unknown to this handler or not in its allowlist. It runs: ${Array.from({ length: 20 }, (_, i) => `t${i}`).join(', ')} and 3 more.`,
+    );
   });
 });

@@ -1,5 +1,5 @@
 /**
- * SPEC §13 hygiene: a JSON parse error names the position only, never an excerpt of the input (an
+ * Input hygiene: a JSON parse error names the position only, never an excerpt of the input (an
  * SQS body may start with a secret, and the error reaches the logs).
  */
 import * as fc from 'fast-check';

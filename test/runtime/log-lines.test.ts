@@ -1,5 +1,5 @@
 /**
- * Call log lines are written as calls end (issue 13, finding 4): a handler killed mid-batch has
+ * Call log lines are written as calls end: a handler killed mid-batch has
  * already written the lines of the calls that finished, and a tool's own output sits next to its
  * call line (the killed handler runs in a child `node` process, bundled here with esbuild). The
  * calls that end in one JavaScript turn share one write, and nothing is left unwritten when an

@@ -1,4 +1,4 @@
-/** EventBridge Pipes with an SQS source (§11): the event is a bare array of SQS records. */
+/** EventBridge Pipes with an SQS source: the event is a bare array of SQS records. */
 import * as z from 'zod';
 import { tool, toolHandler, ToolExecutor, ToolUsageError } from '../../lambda';
 import { captureLogs, fifoRecord, lambdaContext, sqsRecord } from '../support/events';

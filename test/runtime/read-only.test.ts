@@ -1,5 +1,5 @@
 /**
- * `tool({ readOnly: true })` (§12): never duplicate-suppressed, so a call makes no state store
+ * `tool({ readOnly: true })`: never duplicate-suppressed, so a call makes no state store
  * request at all, counted at the SDK (a middleware on the store's own client), against dynalite.
  */
 import * as z from 'zod';

@@ -67,16 +67,14 @@ describe('SQS standard batches', () => {
     });
   });
 
-  test('ten 200 ms tools run concurrently, well under ten times 200 ms', async () => {
+  // How much faster that makes a batch is measured in `npm run bench` (batch parallelism), not here.
+  test('ten 200 ms tools run concurrently: all ten at once', async () => {
     const { probe, most } = concurrencyProbe(200);
     const handler = handlerWith([probe]);
     const records = Array.from({ length: 10 }, (_, i) => sqsRecord(`m${i}`, { tool: 'slow' }));
-    const started = Date.now();
     const result = await handler(sqsEvent(...records), lambdaContext(30_000));
-    const elapsed = Date.now() - started;
     expect(result).toEqual({ batchItemFailures: [] });
     expect(most()).toBe(10);
-    expect(elapsed).toBeLessThan(1000);
   });
 
   test('at most `concurrency` records run at once', async () => {

@@ -1,5 +1,5 @@
 /**
- * The SQS deadline (§6) once a tool has returned: the record counts as done even when the store's
+ * The SQS deadline once a tool has returned: the record counts as done even when the store's
  * finish or the reply bus is still busy, and the batch is answered before the invocation ends.
  */
 import { MemoryApprovalStore, tool, toolHandler, ToolExecutor, type ReplyPublisher } from '../../lambda';

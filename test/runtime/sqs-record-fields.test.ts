@@ -1,6 +1,6 @@
 /**
  * Issue 9, defect 3: SQS-shaped events whose fields have the wrong type never make a TypeError
- * escape: every failure is an error of §4, a batch is answered (or, when a record cannot be
+ * escape: every failure is a runtime error, a batch is answered (or, when a record cannot be
  * reported by id, refused as a whole with a ToolUsageError naming the field).
  */
 import * as z from 'zod';

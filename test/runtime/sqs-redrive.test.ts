@@ -1,5 +1,5 @@
 /**
- * A record redriven from a dead-letter queue (§15): its attributes carry `DeadLetterQueueSourceArn`,
+ * A record redriven from a dead-letter queue: its attributes carry `DeadLetterQueueSourceArn`,
  * and its `source` is that queue's, so a call without ids keeps the ids of its first delivery. The
  * record is Powertools for Python's real sample `tests/events/sqsDlqTriggerEvent.json` (copied into
  * test/fixtures/events/), with an envelope as its body.

@@ -1,5 +1,5 @@
 /**
- * §5 `tool()` and `ToolExecutor`'s tool list: names checked at definition, args validated by the
+ * `tool()` and `ToolExecutor`'s tool list: names checked at definition, args validated by the
  * zod input schema (errors name the path), `requiresApproval` as a boolean or a predicate over the
  * parsed args, async refinements, duplicate names.
  */

@@ -1,6 +1,6 @@
 /**
  * Events of kinds the handler does not serve are refused with a `ToolUsageError` that names what
- * arrived (§15), not only that the envelope lacks `tool`. Real samples, copied into
+ * arrived, not only that the envelope lacks `tool`. Real samples, copied into
  * test/fixtures/events/ (README there names each source and commit): Powertools TypeScript's parser
  * events (S3, SNS, Kinesis, DynamoDB streams, API Gateway REST and HTTP, ALB, Kafka), aws-lambda-go's
  * Amazon MQ events, Powertools for Python's Bedrock Agents API-schema event.
@@ -87,7 +87,7 @@ test('any other object that is no envelope is refused with its top-level keys (n
 
 test('an envelope that happens to carry such a key is still read as an envelope', async () => {
   await expect(handler({ tool: 'echo', args: { text: 'x' }, eventSource: 'aws:s3' }, lambdaContext(10_000))).rejects.toMatchObject({
-    message: 'Invalid envelope: key `eventSource` is not allowed in a call (allowed: `tool`, `args`, `run_id`, `call_id`, `reply_to`).',
+    message: 'Invalid envelope: key `eventSource` is not allowed in a call (allowed: `tool`, `args`, `run_id`, `call_id`, `reply_to`, `trace`).',
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * The contract both built-in stores keep (§5, §6a, §6b): the same cases run against the in-memory
+ * The contract both built-in stores keep: the same cases run against the in-memory
  * store and the DynamoDB store on dynalite.
  */
 import { ApprovalNotFound, ToolUsageError } from '../../lambda/errors';
@@ -415,7 +415,7 @@ describe.each(harnesses)('$name', ({ make }) => {
     });
   });
 
-  describe('what the engine relies on (§9)', () => {
+  describe('what the engine relies on', () => {
     test('a claim repeated with its own token wins again (a claim whose answer was lost)', async () => {
       await approved();
       const first = await store.claim('apr_1', { until: T0 + 30_000, token: 'tok-1' });

@@ -1,5 +1,5 @@
 /**
- * What an expiry run finds (SPEC §14, the expirer's figures), the same on both stores: the
+ * What an expiry run finds (the expirer's figures), the same on both stores: the
  * approvals it marks, how many of the owner's stay pending and when the oldest of them was made;
  * decided approvals and other owners' never count.
  */

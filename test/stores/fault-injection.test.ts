@@ -42,7 +42,7 @@ const VISIBILITY_MS = 300;
 const REAL_VISIBILITY_MS = 2 * REMAINING_MS;
 /**
  * The runtime's own client timeouts (5 s per request): a stall (held past it, then applied late)
- * outlasts the deadline, as in production. Run against the code before issue 9's fixes, this test
+ * outlasts the deadline, as in production. Run against the code before the lease fixes, this test
  * saw 10 calls run twice and 6 resumes lost.
  */
 const REQUEST_TIMEOUT_MS = DEFAULT_CLIENT_TIMEOUTS.requestTimeout;
@@ -105,7 +105,7 @@ interface RunOptions {
   readonly crashes?: number;
   /**
    * Share of the calls whose post-run `finish` write never lands (it fails every time until the
-   * invocation's end: the case issue 17 found, made common here). @default 0
+   * invocation's end: the case a fault run found, made common here). @default 0
    */
   readonly lostFinishes?: number;
   readonly seed?: number;
@@ -265,7 +265,7 @@ test(`${CALLS} calls under every kind of DynamoDB fault, with redelivery: 0 lost
 
 /**
  * Resumes without stalls: a claim write that the table applies only after its client gave up (and
- * after the read that checks for it) leaves a claim nobody runs, which §6b answers `already_done`
+ * after the read that checks for it) leaves a claim nobody runs, which a resume answers `already_done`
  * until it lapses; that case belongs to the approvals engine's rework (see the README).
  */
 test(`${RESUMES} resumes of approved approvals under throttles, 500s and resets, with redelivery: 0 lost, 0 run twice`, async () => {

@@ -1,6 +1,6 @@
 /**
  * Issue 9, defect 4: every key the store writes stays within DynamoDB's 2,048-byte partition key
- * limit (and the approvals index's) for every envelope §2 accepts, and two calls never share a key.
+ * limit (and the approvals index's) for every envelope the runtime accepts, and two calls never share a key.
  * dynalite counts UTF-16 units, not bytes, so the byte lengths are asserted here.
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -18,7 +18,7 @@ const OWNER = 'handler';
 const LONGEST_OWNER = 'o'.repeat(64);
 const pk = (key: Record<string, string>) => key[TABLE.partitionKey];
 
-/** 256 code points of 4-byte UTF-8: the longest id §2 accepts, in bytes. */
+/** 256 code points of 4-byte UTF-8: the longest id an envelope may carry, in bytes. */
 const EMOJI_ID = '😀'.repeat(256);
 /** As long, differing only in its last code point. */
 const EMOJI_ID_2 = '😀'.repeat(255) + '😁';
@@ -30,7 +30,7 @@ beforeEach(() => {
 afterEach(() => logs.restore());
 
 describe('call keys', () => {
-  test('the worst case §2 accepts (two 256-emoji ids) is a hashed key within the limit', () => {
+  test('the worst case an envelope may carry (two 256-emoji ids) is a hashed key within the limit', () => {
     const envelope = parseEnvelope({ tool: 'charge', run_id: EMOJI_ID, call_id: EMOJI_ID });
     for (const owner of [OWNER, LONGEST_OWNER]) {
       const key = pk(callKey(owner, { runId: envelope.runId!, callId: envelope.callId! }));
@@ -73,7 +73,7 @@ describe('call keys', () => {
 });
 
 describe('approval keys', () => {
-  test('a 256-emoji approval id (a resume §2 accepts) keys within the limit', () => {
+  test('a 256-emoji approval id (a resume the runtime accepts) keys within the limit', () => {
     expect(parseEnvelope({ approval_id: EMOJI_ID })).toMatchObject({ approvalId: EMOJI_ID });
     expect(bytes(pk(approvalKey(OWNER, EMOJI_ID)))).toBe(9 + 8 + 1024);
     expect(bytes(pk(approvalKey(LONGEST_OWNER, EMOJI_ID)))).toBeLessThanOrEqual(MAX_PARTITION_KEY_BYTES);

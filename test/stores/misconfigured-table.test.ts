@@ -1,5 +1,5 @@
 /**
- * A table the store cannot use is a configuration error, never a retryable one (issue 21): on
+ * A table the store cannot use is a configuration error, never a retryable one: on
  * dynalite, a table without the per-owner indexes, a table of another key schema and a missing table
  * give `StoreMisconfigured` (`retryable: false`) with a message that names the table and what to fix;
  * the approvals API answers it 500 `misconfigured` (a throttled table stays 503 `unavailable`), and it

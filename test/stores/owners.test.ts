@@ -1,5 +1,5 @@
 /**
- * Owners are a boundary (§13): two owners on one table, through the real DynamoDB store, engine and
+ * Owners are a boundary: two owners on one table, through the real DynamoDB store, engine and
  * API on dynalite, tried as owner A against owner B's approvals and calls. Each attack here passed on
  * the earlier design (keys without the owner, lists by Scan): A's API listed and decided B's
  * approvals, A's engine returned B's records, and A could take ids and kept replies that B will use.

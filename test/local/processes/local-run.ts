@@ -4,6 +4,7 @@
  * server on a free port. Prints one JSON line with its endpoints and keys (`RunInProcess`), then
  * serves until SIGTERM.
  */
+import { randomBytes } from 'node:crypto';
 import { startMcpServer } from '../../../local/mcp-server';
 import type { LocalLine } from '../../../local/print';
 import { LocalRun } from '../../../local/runtime';
@@ -30,7 +31,7 @@ async function main(): Promise<void> {
     if (line.type === 'info') info.push(line.message);
   };
   const run = await LocalRun.start({ assembly: process.argv[2], print, expireEverySeconds: 60 });
-  const mcp = await startMcpServer(run, { port: 0, print });
+  const mcp = await startMcpServer(run, { port: 0, print, token: randomBytes(32).toString('base64url') });
   const printed = info.join('\n');
   const keysOf = (keys: Keys | undefined): Keys => ({ accessKeyId: keys!.accessKeyId, secretAccessKey: keys!.secretAccessKey });
   const serving: RunInProcess = {

@@ -21,7 +21,7 @@ export interface AddToBedrockAgentOptions {
    * The session attribute that names the end user: `ctx.caller` of each call is
    * `{ id: sessionAttributes[callerAttribute], kind: 'user', source: 'bedrock-agent', verified: false }`.
    * Not verified: the application that calls `InvokeAgent` sets the session attributes, so a tool
-   * that needs a verified caller (`requiresCaller`) refuses these calls (README, "Who asked").
+   * that needs a verified caller (`requiresCaller`) refuses these calls (docs/writing-tools.md, "Who asked").
    *
    * @default - no caller: Bedrock Agents calls reach the tools with `ctx.caller` undefined
    */

@@ -32,7 +32,7 @@ export interface JwtCallerIdentityOptions {
    * The token's claims a tool sees in `ctx.caller.claims` (and approvers beside the caller's id),
    * by name: those the token has whose values are strings, numbers, booleans or arrays of strings.
    * The caller's proof that carries them must stay within 1,536 bytes; a call whose claims make it
-   * larger is refused (README, "Who asked").
+   * larger is refused (docs/writing-tools.md, "Who asked").
    *
    * @default - no claims: `ctx.caller` has the token's `sub` as `id` and its `iss` as `issuer`
    */
@@ -41,7 +41,7 @@ export interface JwtCallerIdentityOptions {
 
 /**
  * Who the end user behind a call is, and how the construct proves it to the tools
- * (`addToGateway(gateway, { callerIdentity })`, README "Who asked").
+ * (`addToGateway(gateway, { callerIdentity })`, docs/writing-tools.md, "Who asked").
  *
  * @example
  * import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';

@@ -1,7 +1,7 @@
 import * as s3 from 'aws-cdk-lib/aws-s3';
 
 /**
- * Where the audit archive keeps the audit records (README, "Audit records"): a CloudWatch Logs
+ * Where the audit archive keeps the audit records (docs/operations.md, "Audit records"): a CloudWatch Logs
  * subscription filter on each log group that holds them sends them through Amazon Data Firehose
  * into S3, one record per line, under `audit/<owner>/yyyy/MM/dd/`; what Firehose could not deliver
  * goes under `audit-errors/<owner>/`.

@@ -25,7 +25,7 @@ export interface AddToGatewayOptions {
    * `issuer`, the named `claims`); a request without a valid token is refused with a 401 and never
    * reaches the tools. The gateway must be an `agentcore.Gateway` of this app (it takes the
    * interceptor); handlers added to one gateway share its interceptor and must give equal
-   * identities. It adds a KMS signing key per gateway (README, "Who asked").
+   * identities. It adds a KMS signing key per gateway (docs/writing-tools.md, "Who asked").
    *
    * @default - no caller: Gateway calls reach the tools with `ctx.caller` undefined
    */

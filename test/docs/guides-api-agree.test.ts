@@ -1,9 +1,9 @@
 /**
- * What the README and API.md both state holds one truth (issue 21): the approvals table's key, TTL
- * attribute, indexes and stream, as the `approvalsTable` prop's TSDoc (lib/tool-handler-props.ts,
- * which jsii-docgen turns into API.md) and the README's sections say them, against the names the
- * construct and the runtime share (lambda/construct-contract.ts). And the README's Python app uses only props and
- * methods the construct has, in their Python (snake_case) names.
+ * What the guides and API.md both state holds one truth: the approvals table's key, TTL attribute,
+ * indexes and stream, as the `approvalsTable` prop's TSDoc (lib/tool-handler-props.ts, which
+ * jsii-docgen turns into API.md) and the guides' sections say them, against the names the construct
+ * and the runtime share (lambda/construct-contract.ts). And the Python guide's app uses only props
+ * and methods the construct has, in their Python (snake_case) names.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -12,7 +12,9 @@ import { INDEXES, TABLE } from '../../lambda/construct-contract';
 
 const ROOT = path.join(__dirname, '..', '..');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
-const README = read('README.md');
+const REFERENCE = read('docs/reference.md');
+const CONSTRUCT = read('docs/construct.md');
+const PYTHON = read('docs/python.md');
 const API = read('API.md');
 
 /** The text between two headings (or markers) of `doc`. */
@@ -37,14 +39,14 @@ function apiDoc(): string {
 }
 
 const flat = (text: string) => text.replace(/\s+/g, ' ');
-const README_TABLE = flat(between(README, '## The approvals table', '### Upgrading a table made by an earlier version'));
-const README_CREATES = flat(between(README, '### What it creates', '### After a decision'));
+const GUIDE_TABLE = flat(REFERENCE.slice(REFERENCE.indexOf('## The approvals table')));
+const GUIDE_CREATES = flat(between(CONSTRUCT, '## What it creates', '## Validation'));
 
 const sources: Array<[string, () => string]> = [
   ['the approvalsTable TSDoc', propDoc],
   ['API.md', apiDoc],
-  ['the README, "The approvals table"', () => README_TABLE],
-  ['the README, "What it creates"', () => README_CREATES],
+  ['docs/reference.md, "The approvals table"', () => GUIDE_TABLE],
+  ['docs/construct.md, "What it creates"', () => GUIDE_CREATES],
 ];
 
 describe.each(sources)('%s', (_name, text) => {
@@ -82,8 +84,8 @@ test('API.md is the TSDoc of approvalsTable (regenerated after the TSDoc changed
   for (const fact of ['`pk`', `TTL on \`${TABLE.ttlAttribute}\``, 'stream of new and old images', 'synth error']) expect(apiDoc()).toContain(fact);
 });
 
-describe("the README's Python app", () => {
-  const block = /<!-- python-app -->\n```python\n([\s\S]*?)```/.exec(README)?.[1];
+describe("the Python guide's app", () => {
+  const block = /<!-- python-app -->\n```python\n([\s\S]*?)```/.exec(PYTHON)?.[1];
   const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
   test('is there, after a `python-app` marker', () => {

@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { Stack } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { failAt, messageAt } from '../errors';
-import { ToolHandlerProps } from '../tool-handler-props';
+import { failAt, messageAt } from './errors';
+import { ToolHandlerProps } from './tool-handler-props';
 
 /**
  * Throws, naming `entry` and saying to install esbuild, when the stack will bundle locally and

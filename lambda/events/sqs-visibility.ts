@@ -1,0 +1,55 @@
+/**
+ * A record refused by its tool's rate limit comes back when its window ends, not at the queue's
+ * visibility timeout: its visibility is set to the error's `retry_after_s` (ChangeMessageVisibility,
+ * which the construct's event source grants). The SQS client is loaded on that first use, so a
+ * handler that is never rate limited never loads it.
+ */
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { resolveRegion } from '../config';
+import type { CallEnded } from '../delivery';
+import { RateLimited } from '../errors';
+import { logWarning } from '../log';
+import type { ReceivedSqsRecord } from './sqs-records';
+
+/** SQS's longest visibility timeout: 12 hours. */
+const MAX_VISIBILITY_S = 43_200;
+
+let sharedClient: SQSClient | undefined;
+
+function sqsSdk(): typeof import('@aws-sdk/client-sqs') {
+  return require('@aws-sdk/client-sqs') as typeof import('@aws-sdk/client-sqs');
+}
+
+/** Sets the record's visibility to its rate limit's retry time; anything else, or a failure, leaves it as it is. */
+export async function delayRetry(record: ReceivedSqsRecord, ended: CallEnded): Promise<void> {
+  const { outcome } = ended;
+  if (outcome.ok || !(outcome.error instanceof RateLimited)) return;
+  const queueUrl = queueUrlOf(record.eventSourceARN);
+  if (queueUrl === undefined || typeof record.receiptHandle !== 'string') return;
+  try {
+    const { ChangeMessageVisibilityCommand, SQSClient } = sqsSdk();
+    // With an endpoint of its own (a local run, tests), the SDK must not send to the queue URL's host.
+    sharedClient ??= new SQSClient({ region: resolveRegion(), useQueueUrlAsEndpoint: !process.env.AWS_ENDPOINT_URL_SQS });
+    await sharedClient.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: queueUrl,
+        ReceiptHandle: record.receiptHandle,
+        VisibilityTimeout: Math.min(outcome.error.retry_after_s, MAX_VISIBILITY_S),
+      }),
+    );
+  } catch (error) {
+    logWarning("the rate-limited record's visibility could not be set: it comes back at the queue's visibility timeout", {
+      message_id: record.messageId as string,
+      error: (error as Error).message,
+    });
+  }
+}
+
+/** `arn:<partition>:sqs:<region>:<account>:<name>` as the queue's URL. */
+function queueUrlOf(arn: unknown): string | undefined {
+  const parts = typeof arn === 'string' ? arn.split(':') : [];
+  if (parts.length !== 6 || parts[2] !== 'sqs') return undefined;
+  const [, partition, , region, account, name] = parts;
+  const domain = partition === 'aws-cn' ? 'amazonaws.com.cn' : 'amazonaws.com';
+  return `https://sqs.${region}.${domain}/${account}/${name}`;
+}
