@@ -11,7 +11,7 @@ import type { ReplyTo } from './flows/reply-to';
 import type { ToolHandlerError } from './errors';
 import type { MetricsSource } from './metrics/calls';
 import type { CallIdentity, Reply } from './reply';
-import type { ResultOffload } from './results';
+import type { ResultOffload } from './result-offload';
 import type { Trace } from './trace';
 
 /** How one envelope was delivered: from where, for whom, and under which allowlist and deadline it runs. */

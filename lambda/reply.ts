@@ -1,6 +1,6 @@
 import type { Caller } from './caller';
 import { ToolHandlerError } from './errors';
-import type { ResultRef } from './results';
+import type { ResultRef } from './result-offload';
 import type { Trace } from './trace';
 
 /** Keys every reply carries. */

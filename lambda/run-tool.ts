@@ -1,7 +1,7 @@
 import type { Delivery } from './delivery';
 import { ToolFailed, ToolOutputInvalid, ToolTimeout } from './errors';
 import { jsonRoundTrip } from './json';
-import { OffloadedResult, RESULT_LIMITS, resultTooLarge } from './results';
+import { OffloadedResult, RESULT_LIMITS, resultTooLarge } from './result-offload';
 import type { OkReply } from './reply';
 import type { Tool } from './tool';
 import { toolContext, type ToolCall } from './tool-context';

@@ -14,8 +14,8 @@ import { replyBusTarget } from './results/reply-bus-target';
 import { flowTarget } from './results/flow-target';
 import { flowsOf, type FlowStore } from './stores/types';
 import type { ResultTarget } from './results/targets';
-import type { ResultOffload } from './results';
-import { S3ResultOffload } from './results-s3';
+import type { ResultOffload } from './result-offload';
+import { S3ResultOffload } from './result-offload-s3';
 import type { Tool } from './tool';
 
 export interface ToolHandlerOptions {

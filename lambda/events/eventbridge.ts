@@ -5,7 +5,7 @@ import type { Reply } from '../reply';
 import { deliver, type Host } from './host';
 import { asyncRetry } from './invocation';
 import { replyOrThrow } from './finish-delivery';
-import { RESULT_LIMITS } from '../results';
+import { RESULT_LIMITS } from '../result-offload';
 
 export type ToolCallEvent = EventBridgeEvent<string, unknown>;
 

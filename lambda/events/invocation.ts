@@ -3,7 +3,7 @@ import { startDeadline, type StartedDeadline } from '../deadline';
 import type { Redelivery } from '../delivery';
 import type { ToolExecutor } from '../executor';
 import type { ResultDispatcher } from '../results/dispatch';
-import type { ResultOffload } from '../results';
+import type { ResultOffload } from '../result-offload';
 
 /** What `toolHandler` fixed once, when it was called. */
 export interface HandlerSettings {

@@ -6,7 +6,7 @@ import { sqsRedelivery, type Invocation } from './invocation';
 import { forEachBounded } from './pool';
 import { finishDelivery } from './finish-delivery';
 import { delayRetry } from './sqs-visibility';
-import { RESULT_LIMITS } from '../results';
+import { RESULT_LIMITS } from '../result-offload';
 import { isFifoBatch, isFinalReceive, messageGroupOf, recordProblem, senderOf, sourceQueueOf, sqsRecordsOf, traceOfRecord, type ReceivedSqsRecord } from './sqs-records';
 
 /**

@@ -10,8 +10,8 @@
 import { createHash } from 'node:crypto';
 import { MemoryApprovalStore, tool, toolHandler, ToolExecutor, type ErrorReply, type Reply, type ToolHandlerOptions } from '../../lambda';
 import { callFingerprint } from '../../lambda/ids';
-import { RESULT_LIMITS } from '../../lambda/results';
-import { S3ResultOffload } from '../../lambda/results-s3';
+import { RESULT_LIMITS } from '../../lambda/result-offload';
+import { S3ResultOffload } from '../../lambda/result-offload-s3';
 import { startS3, type LocalS3 } from '../../local/s3';
 import { captureLogs, eventBridgeEvent, gatewayContext, lambdaContext, sqsEvent, sqsRecord } from '../support/events';
 import { LOCAL_AWS_ACCESS, LOCAL_AWS_ENV } from '../support/local-aws';

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { resolveRegion } from './config';
-import type { ResultOffload, ResultRef } from './results';
+import type { ResultOffload, ResultRef } from './result-offload';
 
 /** A presigned URL's longest life: SigV4's 7 days. */
 const MAX_PRESIGN_S = 7 * 24 * 3600;

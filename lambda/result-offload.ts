@@ -2,7 +2,7 @@
  * How big a result may be on its way back, and what happens to one that is bigger: the limits of
  * each way back, less room for the reply's other keys; above them a result is a `ToolFailed` that
  * says so, never a truncated reply. With an offload store (`resultOffload`), a result above its
- * threshold is written there and the reply carries `result_ref` instead (results-s3.ts).
+ * threshold is written there and the reply carries `result_ref` instead (result-offload-s3.ts).
  */
 import { ToolFailed } from './errors';
 
