@@ -6,7 +6,6 @@
  * a call's `_meta.traceparent`, which the tool finds in `ctx.trace`; and a result over the offload
  * threshold, fetched through the `resource_link` (a presigned URL) from the local run's S3.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,15 +13,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Size, Stack } from 'aws-cdk-lib';
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import { ToolHandler } from '../../lib';
-import { until } from '../support/until';
 import { QUOTE_SECRET } from '../fixtures/contract-tools';
-import { cliFixture, REPO, removeMade, synthesizeApp } from '../local/sample-assembly';
+import { cliFixture, removeMade, synthesizeApp } from '../local/sample-assembly';
+import { serveMcp, type ServingMcp } from '../local/serving-mcp';
 
 const { bundle, env, build } = cliFixture();
 const STACK = 'Contract';
 let template: any;
-let child: ChildProcess | undefined;
-let stderr = '';
+let serving: ServingMcp | undefined;
 let client: Client;
 
 beforeAll(async () => {
@@ -39,22 +37,15 @@ beforeAll(async () => {
   });
   template = JSON.parse(fs.readFileSync(path.join(assembly, `${STACK}.template.json`), 'utf8'));
   await build();
-  child = spawn(process.execPath, [bundle, 'local', '--assembly', assembly, '--mcp', '--port', '0'], { cwd: REPO, env, stdio: ['ignore', 'ignore', 'pipe'] });
-  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-  await until(() => stderr.includes('serving: decide with'), 'serving', () => ({ stdout: '', stderr }));
-  const url = new URL(/mcp: serving .* at (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(stderr)![1]);
-  const token = /Authorization: Bearer (\S+)$/m.exec(stderr)![1];
+  serving = await serveMcp(bundle, assembly, env);
+  const { url, token } = serving;
   client = new Client({ name: 'contract-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
 }, 180_000);
 
 afterAll(async () => {
   await client?.close();
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child!.once('exit', resolve));
-    child.kill('SIGINT');
-    await exited;
-  }
+  await serving?.stop();
   removeMade();
 });
 

@@ -6,7 +6,6 @@
  * approvals API (`approvals approve --local`), then `resume_approval` with the result. Requests
  * without the run's bearer token, or from another host or origin, are refused.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -15,17 +14,16 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import * as agentcore from 'aws-cdk-lib/aws-bedrockagentcore';
 import { SampleStack } from '../../bin/sample-stack';
 import { until } from '../support/until';
+import { serveMcp, type ServingMcp } from './serving-mcp';
 import { sendRaw, type RawReply } from './raw-aws-request';
-import { cliFixture, editedAssembly, local, REPO, removeMade, synthesizeApp } from './sample-assembly';
+import { cliFixture, editedAssembly, local, removeMade, synthesizeApp } from './sample-assembly';
 
 const { bundle, env, build } = cliFixture();
 const STACK = 'ToolHandlerSample';
 
 let assembly: string;
 let template: any;
-let child: ChildProcess | undefined;
-let stdout = '';
-let stderr = '';
+let serving: ServingMcp | undefined;
 let url: URL;
 let token: string;
 let client: Client;
@@ -39,7 +37,7 @@ function synthesizeSampleWithGateway(): string {
   });
 }
 
-const printed = () => ({ stdout, stderr });
+const printed = () => serving!.printed();
 
 function connect(headers: Record<string, string>): Promise<Client> {
   const mcp = new Client({ name: 'cdk-tool-handler-test', version: '1.0.0' });
@@ -56,23 +54,14 @@ beforeAll(async () => {
   assembly = synthesizeSampleWithGateway();
   template = JSON.parse(fs.readFileSync(path.join(assembly, `${STACK}.template.json`), 'utf8'));
   await build();
-  // The repository as working directory: the SDK clients and dynalite resolve from its node_modules.
-  child = spawn(process.execPath, [bundle, 'local', '--assembly', assembly, '--mcp', '--port', '0'], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-  await until(() => stderr.includes('serving: decide with'), 'serving', printed);
-  url = new URL(/mcp: serving .* at (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(stderr)![1]);
-  token = /Authorization: Bearer (\S+)$/m.exec(stderr)![1];
+  serving = await serveMcp(bundle, assembly, env);
+  ({ url, token } = serving);
   client = await connect({ Authorization: `Bearer ${token}` });
 }, 180_000);
 
 afterAll(async () => {
   await client?.close();
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child!.once('exit', resolve));
-    child.kill('SIGINT');
-    await exited;
-  }
+  await serving?.stop();
   removeMade();
 });
 
@@ -96,7 +85,7 @@ test('a plain call: the reply as one text content item, as the Gateway answers',
   expect(result.isError).toBe(false);
   expect(result.content).toHaveLength(1);
   expect(replyOf(result)).toMatchObject({ status: 'ok', tool: 'add', result: 5, run_id: expect.stringMatching(/^agc_/) });
-  expect(stderr).toContain('mcp → sample___add {"a":2,"b":3}');
+  expect(printed().stderr).toContain('mcp → sample___add {"a":2,"b":3}');
 });
 
 test('an error reply is a result with isError, never a protocol error', async () => {
@@ -125,7 +114,7 @@ test('a call that needs approval: pending; approved through the local API; resum
   const approve = await local(['approvals', 'approve', id, '--local', '--yes'], env);
   expect(approve.code).toBe(0);
   // The local run's pipe stand-in resumes it on the tool queue, as the stack's pipe would; then the agent asks.
-  await until(() => stdout.includes('← ok refund result {"refunded":"o-mcp"}'), 'the resume by the pipe', printed);
+  await until(() => printed().stdout.includes('← ok refund result {"refunded":"o-mcp"}'), 'the resume by the pipe', printed);
 
   const resumed = await client.callTool({ name: 'sample___resume_approval', arguments: { approval_id: id } });
   expect(resumed.isError).toBe(false);
@@ -163,9 +152,9 @@ describe('who may call it', () => {
     ['the token with a byte changed', () => ({ Authorization: `Bearer ${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}` })],
     ['the token as Basic auth', () => ({ Authorization: `Basic ${token}` })],
   ])('%s: 401 with WWW-Authenticate, and nothing runs', async (_label, headers) => {
-    const calls = stderr.split('mcp → ').length;
+    const calls = printed().stderr.split('mcp → ').length;
     const reply = await post(typeof headers === 'function' ? headers() : headers, CALL);
-    expect(stderr.split('mcp → ').length).toBe(calls);
+    expect(printed().stderr.split('mcp → ').length).toBe(calls);
     expect(reply.status).toBe(401);
     expect(reply.headers['www-authenticate']).toMatch(/^Bearer /);
     expect(JSON.parse(reply.text)).toMatchObject({ jsonrpc: '2.0', error: { code: -32001, message: expect.stringContaining('Unauthorized') } });
@@ -206,14 +195,8 @@ test('a stack without a gateway target: --mcp says how to add one', async () => 
 test('the bearer token is the app\'s: the same on the next run, until --new-mcp-token replaces it and the old one is refused', async () => {
   const ownEnv = { ...env, CDK_TOOL_HANDLER_LOCAL_STATE: path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-token-')), 'state.json') };
   const serve = async (extra: string[] = []) => {
-    let err = '';
-    const run = spawn(process.execPath, [bundle, 'local', '--assembly', assembly, '--mcp', '--port', '0', ...extra], { cwd: REPO, env: ownEnv, stdio: ['ignore', 'ignore', 'pipe'] });
-    run.stderr!.on('data', (c: Buffer) => (err += c.toString('utf8')));
-    await until(() => err.includes('serving: decide with'), 'serving', () => ({ stdout: '', stderr: err }));
-    const served = new URL(/mcp: serving .* at (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(err)![1]);
-    const bearer = /Authorization: Bearer (\S+)$/m.exec(err)![1];
-    const stop = () => new Promise((resolve) => (run.once('exit', resolve), run.kill('SIGINT')));
-    return { served, bearer, stop };
+    const run = await serveMcp(bundle, assembly, ownEnv, extra);
+    return { served: run.url, bearer: run.token, stop: run.stop };
   };
   const first = await serve();
   await first.stop();
