@@ -8,8 +8,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { App, Stack, StackProps } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import * as ts from 'typescript';
 import { unbundledApp } from '../construct/helpers';
+import { typeCheckProblems } from '../support/type-check';
 
 const REPO = path.join(__dirname, '..', '..');
 const DIR = path.join(REPO, 'test', '.examples', 'flows-guide');
@@ -41,14 +41,7 @@ test('the guide has its three examples', () => {
 });
 
 test('every example type-checks against the sources', () => {
-  const config = ts.readConfigFile(path.join(REPO, 'tsconfig.dev.json'), ts.sys.readFile).config;
-  const { options } = ts.parseJsonConfigFileContent(config, ts.sys, REPO);
-  const program = ts.createProgram(files, { ...options, noEmit: true, noUnusedLocals: false });
-  const diagnostics = ts
-    .getPreEmitDiagnostics(program)
-    .filter((d) => d.file && d.file.fileName.includes('flows-guide'))
-    .map((d) => `${path.basename(d.file!.fileName)}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
-  expect(diagnostics).toEqual([]);
+  expect(typeCheckProblems(files)).toEqual([]);
 }, 90_000);
 
 test('the stack synthesizes a task that waits for its token, catches a denial and an expiry, and may be answered by the handler', () => {

@@ -6,8 +6,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as ts from 'typescript';
 import { writeLogLines } from '../../lambda/log';
+import { typeCheckProblems } from '../support/type-check';
 
 const REPO = path.join(__dirname, '..', '..');
 const DOC = 'docs/tool-contract.md';
@@ -47,14 +47,7 @@ test('the guide has examples', () => {
 });
 
 test('every example type-checks against the sources', () => {
-  const config = ts.readConfigFile(path.join(REPO, 'tsconfig.dev.json'), ts.sys.readFile).config;
-  const { options } = ts.parseJsonConfigFileContent(config, ts.sys, REPO);
-  const program = ts.createProgram(examples.map((e) => e.file), { ...options, noEmit: true, noUnusedLocals: false });
-  const diagnostics = ts
-    .getPreEmitDiagnostics(program)
-    .filter((d) => d.file && d.file.fileName.includes('.examples-tool-contract'))
-    .map((d) => `${path.basename(d.file!.fileName)}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
-  expect(diagnostics).toEqual([]);
+  expect(typeCheckProblems(examples.map((e) => e.file))).toEqual([]);
 }, 60_000);
 
 describe('every example runs', () => {

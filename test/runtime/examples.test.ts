@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as ts from 'typescript';
 import { createTestTable, dynaliteEndpoint } from '../support/dynamo';
 import { LOCAL_AWS_ENV } from '../support/local-aws';
+import { typeCheckProblems } from '../support/type-check';
 
 /**
  * Every `@example` in the runtime's public TSDoc compiles (type-checked against the sources) and
@@ -61,14 +61,7 @@ test('the public classes and functions each have an example', () => {
 });
 
 test('every example type-checks against the sources', () => {
-  const config = ts.readConfigFile(path.join(REPO, 'tsconfig.dev.json'), ts.sys.readFile).config;
-  const { options } = ts.parseJsonConfigFileContent(config, ts.sys, REPO);
-  const program = ts.createProgram(examples.map((e) => e.file), { ...options, noEmit: true, noUnusedLocals: false });
-  const diagnostics = ts
-    .getPreEmitDiagnostics(program)
-    .filter((d) => d.file && d.file.fileName.includes('.examples'))
-    .map((d) => `${path.basename(d.file!.fileName)}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
-  expect(diagnostics).toEqual([]);
+  expect(typeCheckProblems(examples.map((e) => e.file))).toEqual([]);
 }, 60_000);
 
 describe('every example runs', () => {
