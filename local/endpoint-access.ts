@@ -76,17 +76,32 @@ function refusalOf({ failure, reason }: Extract<SigV4Verdict, { ok: false }>): R
   return { type: 'InvalidSignatureException', message: SIGNATURE_MISMATCH, reason };
 }
 
+const INVOKES_ONLY = 'these keys invoke the tool handler only';
+
+function accessDenied(accessKeyId: string, action: string, resource: string, reason: string): Refusal {
+  return {
+    type: 'AccessDeniedException',
+    message: `User: ${accessKeyId} is not authorized to perform: ${action} on resource: ${resource} (${reason})`,
+    reason,
+  };
+}
+
 /** Why `accessKeyId` may not invoke `functionName` (whose ARN is `functionArn`), or `undefined` when it may. */
 export function invokeRefusal(accessKeyId: string, functionName: string, functionArn: string, access: EndpointAccess): Refusal | undefined {
-  const denied = (reason: string): Refusal => ({
-    type: 'AccessDeniedException',
-    message: `User: ${accessKeyId} is not authorized to perform: lambda:InvokeFunction on resource: ${functionArn} (${reason})`,
-    reason,
-  });
+  const denied = (reason: string) => accessDenied(accessKeyId, 'lambda:InvokeFunction', functionArn, reason);
   if (access.urlOnly.has(functionName)) return denied('this function is invoked only through its function URL');
   const may = access.invokesOnly?.get(accessKeyId);
-  if (may !== undefined && may !== functionName) return denied('these keys invoke the tool handler only');
+  if (may !== undefined && may !== functionName) return denied(INVOKES_ONLY);
   const only = access.invokedOnlyBy.get(functionName);
   if (only !== undefined && only !== accessKeyId) return denied('only the tool handler invokes this function');
   return undefined;
+}
+
+/**
+ * Why `accessKeyId` may not do `action` (anything but an Invoke: PutEvents, ChangeMessageVisibility)
+ * on `resource`, or `undefined` when it may: keys that may invoke one function (`local call`'s) do
+ * nothing else.
+ */
+export function otherActionRefusal(accessKeyId: string, action: string, resource: string, access: EndpointAccess): Refusal | undefined {
+  return access.invokesOnly?.has(accessKeyId) ? accessDenied(accessKeyId, action, resource, INVOKES_ONLY) : undefined;
 }

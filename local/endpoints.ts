@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { ASYNC_INVOKE_BODY_LIMIT, INVOKE_BODY_LIMIT, PUT_EVENTS_BODY_LIMIT } from './body-limits';
-import { authenticate, invokeRefusal, screen, type EndpointAccess, type Refusal } from './endpoint-access';
+import { authenticate, invokeRefusal, otherActionRefusal, screen, type EndpointAccess, type Refusal } from './endpoint-access';
 import type { InvokeOutcome } from './function-sandbox';
 import { answerAndClose, joinHeaders, readBody, splitUrl } from './http-request';
 import { LOCAL_ACCOUNT } from './intrinsics';
@@ -96,8 +96,12 @@ async function serve(req: IncomingMessage, res: ServerResponse, context: Endpoin
   const signer = await authenticate(request, service, context.port, context.access);
   if ('refused' in signer) return refuse(res, signer.refused, service);
   if (invoke) return serveInvoke(decodeURIComponent(invoke[1]), signer.accessKeyId, req, body, res, context);
+  const [action, resource] = visibility
+    ? ['sqs:ChangeMessageVisibility', `arn:aws:sqs:${context.access.region}:${LOCAL_ACCOUNT}:*`]
+    : ['events:PutEvents', `arn:aws:events:${context.access.region}:${LOCAL_ACCOUNT}:event-bus/*`];
+  const refused = otherActionRefusal(signer.accessKeyId, action, resource, context.access);
+  if (refused) return refuse(res, refused, service);
   if (visibility) return serveVisibilityChange(body, res, context.handlers);
-  if (context.access.invokesOnly?.has(signer.accessKeyId)) return refuse(res, putEventsDenied(signer.accessKeyId, context.access.region), service);
   return servePutEvents(body, res, context.handlers);
 }
 
@@ -148,16 +152,6 @@ async function serveInvoke(
   const outcome = await pending;
   if (outcome.ok) json(res, 200, outcome.result, { 'x-amz-executed-version': '$LATEST' });
   else json(res, 200, { errorType: outcome.error.errorType, errorMessage: outcome.error.errorMessage }, { 'x-amz-function-error': 'Unhandled' });
-}
-
-/** Keys that may only invoke a function (`local call`'s) put no events. */
-function putEventsDenied(accessKeyId: string, region: string): Refusal {
-  const reason = 'these keys invoke the tool handler only';
-  return {
-    type: 'AccessDeniedException',
-    message: `User: ${accessKeyId} is not authorized to perform: events:PutEvents on resource: arn:aws:events:${region}:${LOCAL_ACCOUNT}:event-bus/* (${reason})`,
-    reason,
-  };
 }
 
 function servePutEvents(body: string, res: ServerResponse, handlers: EndpointHandlers): void {

@@ -5,6 +5,7 @@
  */
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { ApprovalsClient } from '../../approvals-client/client';
 import { toEndpoint } from '../../approvals-client/endpoint';
 import { signedFetch } from '../../approvals-client/signed-fetch';
@@ -224,6 +225,17 @@ describe("(i) `local call`'s keys (in the state file) invoke the tool handler, a
     const entry = { Source: 'cdk-tool-handler.handler', DetailType: 'Tool Call Succeeded', Detail: JSON.stringify({ status: 'ok', tool: 'add', result: 'forged' }) };
     await expect(bus.send(new PutEventsCommand({ Entries: [entry] }))).rejects.toMatchObject({ name: 'AccessDeniedException' });
     expect(run.events.length).toBe(before);
+  });
+
+  test("they cannot change a message's visibility on the queue; the handler's keys can", async () => {
+    const sqsAs = (keys: Keys) => new SQSClient({ region: run.region, endpoint: run.awsEndpointUrl, credentials: keys, maxAttempts: 1 });
+    const change = new ChangeMessageVisibilityCommand({
+      QueueUrl: `https://sqs.${run.region}.amazonaws.com/000000000000/tools`,
+      ReceiptHandle: 'local-receipt',
+      VisibilityTimeout: 30,
+    });
+    await expect(sqsAs(caller()).send(change)).rejects.toMatchObject({ name: 'AccessDeniedException', $metadata: { httpStatusCode: 403 } });
+    await expect(sqsAs(keysOf('handler')).send(change)).resolves.toBeDefined();
   });
 
   test("they are not the DynamoDB front's keys: a read of the table is refused", async () => {
