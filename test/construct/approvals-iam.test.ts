@@ -121,6 +121,16 @@ beforeAll(async () => {
     const window = { counter: '["search","AIDAALICE"]', start: clock, end: clock + 60_000, limit: 1 };
     await op('count', () => store.countCall(window));
     await op('count', () => store.countCall(window)); // refused: the window is full
+
+    // A flow's kept task token: kept with a pending approval, taken as its completion is recorded, put
+    // back when the engine could not be reached, then recorded as closed.
+    const replyTo = { kind: 'sfn' as const, taskToken: 'AQB-secret-task-token' };
+    await op('flow', () => store.flows.keepReplyTo('apr_flow', replyTo));
+    await op('flow', () => store.flows.beginCompletion('apr_flow', undefined, 'f1', 'succeeded'));
+    await op('flow', () => store.flows.undoCompletion('apr_flow', replyTo, 'f1', true));
+    await op('flow', () => store.flows.beginCompletion('apr_flow', undefined, 'f2', 'succeeded'));
+    await op('flow', () => store.flows.completedClosed('apr_flow', 'f2'));
+    await op('flow', () => store.flows.beginCompletion('apr_now', replyTo, 'f3', 'succeeded'));
   }
   recorder.detach();
 });
@@ -129,7 +139,9 @@ const ENGINE_OPERATIONS = ['create', 'claim', 'release', 'complete'];
 const API_OPERATIONS = ['read', 'decide', 'list'];
 const EXPIRER_OPERATIONS = ['expire'];
 const CALL_OPERATIONS = ['begin', 'finish', 'abandon', 'count'];
-const EVERY_OPERATION = [...ENGINE_OPERATIONS, ...API_OPERATIONS, ...EXPIRER_OPERATIONS, ...CALL_OPERATIONS];
+/** What the handler and the expirer do with a waiting flow's kept token (docs/flows.md). */
+const FLOW_OPERATIONS = ['flow'];
+const EVERY_OPERATION = [...ENGINE_OPERATIONS, ...API_OPERATIONS, ...EXPIRER_OPERATIONS, ...CALL_OPERATIONS, ...FLOW_OPERATIONS];
 
 function decisions(who: Who, names: string[], from = requests): Array<{ name: string; decision: string }> {
   return names.flatMap((name) => (from[name] ?? []).map((request) => ({ name, decision: evaluate(policies[who], request) })));
@@ -155,10 +167,10 @@ test('every operation was exercised, for both owners', () => {
 
 describe('each role allows exactly its own part', () => {
   test.each([
-    ['handler', CALL_OPERATIONS],
+    ['handler', [...CALL_OPERATIONS, ...FLOW_OPERATIONS]],
     ['engine', ENGINE_OPERATIONS],
     ['api', API_OPERATIONS],
-    ['expirer', EXPIRER_OPERATIONS],
+    ['expirer', [...EXPIRER_OPERATIONS, ...FLOW_OPERATIONS]],
   ] as const)('the %s role allows every request of its operations', (who, names) => {
     for (const outcome of decisions(who, [...names])) expect(outcome).toEqual({ name: outcome.name, decision: 'allowed' });
   });
@@ -175,8 +187,8 @@ describe('each role allows exactly its own part', () => {
   test.each([
     ['handler', [...ENGINE_OPERATIONS, ...API_OPERATIONS, ...EXPIRER_OPERATIONS]],
     // Not `expire`: the engine may write any attribute of its owner's approvals (the honest limit below).
-    ['engine', [...CALL_OPERATIONS, 'list']],
-    ['api', [...CALL_OPERATIONS, 'create', 'release', 'complete', 'expire']],
+    ['engine', [...CALL_OPERATIONS, ...FLOW_OPERATIONS, 'list']],
+    ['api', [...CALL_OPERATIONS, ...FLOW_OPERATIONS, 'create', 'release', 'complete', 'expire']],
     ['expirer', [...CALL_OPERATIONS, 'create', 'claim', 'release', 'complete', 'decide']],
     ['approver', EVERY_OPERATION],
   ] as const)('the %s role is refused every request of the others', (who, names) => {
@@ -311,6 +323,36 @@ describe('attacks with the other roles', () => {
     expect(evaluate(policies.engine, get(`${TABLE.approvalKeyPrefix}x`))).toBe('denied by default');
     expect(evaluate(policies.engine, get(`${TABLE.callKeyPrefix}${OWNER}#["r","c"]`))).toBe('denied by default');
     expect(evaluate(policies.engine, { action: 'dynamodb:Scan', resource: 'table', leadingKeys: [], attributes: [] })).toBe('denied by default');
+  });
+});
+
+describe("attacks on a waiting flow's task token (a credential that completes the flow)", () => {
+  const flowItem = `${TABLE.callKeyPrefix}${OWNER}#flow#apr_flow`;
+  const read = (pk: string) => requestContext('GetCommand', { Key: { [TABLE.partitionKey]: pk }, ConsistentRead: true });
+
+  test("only the owner's handler and expirer reach its flow items: the engine, the API (and so the inbox's decisions), approvers and readers cannot read a kept token", () => {
+    for (const who of ['engine', 'api', 'approver', 'reader'] as const) {
+      expect({ who, decision: evaluate(policies[who], read(flowItem)) }).toEqual({ who, decision: expect.not.stringMatching(/^allowed$/) });
+      for (const request of requests.flow) {
+        expect({ who, decision: evaluate(policies[who], request) }).toEqual({ who, decision: expect.not.stringMatching(/^allowed$/) });
+      }
+    }
+  });
+
+  test("another owner's handler and expirer cannot take or overwrite a kept token", () => {
+    const theirFlows = theirs.flow;
+    expect(theirFlows.length).toBe(requests.flow.length);
+    for (const who of ['handler', 'expirer'] as const) {
+      for (const request of theirFlows) {
+        expect({ who, decision: evaluate(policies[who], request) }).toEqual({ who, decision: expect.not.stringMatching(/^allowed$/) });
+      }
+      const overwrite = update(`${TABLE.callKeyPrefix}${OTHER}#flow#apr_flow`, 'SET #r = :r', { '#r': 'replyTo' });
+      expect(evaluate(policies[who], overwrite)).not.toBe('allowed');
+    }
+  });
+
+  test('a kept token is read back only by the write that takes it: the expirer cannot read a flow item outright', () => {
+    expect(evaluate(policies.expirer, read(flowItem))).not.toBe('allowed');
   });
 });
 
