@@ -52,7 +52,21 @@ export function findStateMachine(run: LocalRun, wanted: string): { logicalId: st
     );
   }
   const [logicalId, resource] = found[0];
-  return { logicalId, path: pathOf(resource as any) || logicalId, definition: definitionOf((resource as any).Properties ?? {}, logicalId) };
+  const definition = definitionOf((resource as any).Properties ?? {}, logicalId);
+  if (usesJsonata(definition)) {
+    throw new CliError(
+      `--flow ${wanted}: the state machine uses JSONata, which the local interpreter (aws-local-stepfunctions) does not evaluate: ` +
+        'run a JSONPath state machine locally (the default query language), and try the JSONata one in AWS.',
+    );
+  }
+  return { logicalId, path: pathOf(resource as any) || logicalId, definition };
+}
+
+/** Whether the definition, or any of its states (nested ones included), is JSONata. */
+function usesJsonata(node: unknown): boolean {
+  if (!node || typeof node !== 'object') return false;
+  if ((node as { QueryLanguage?: unknown }).QueryLanguage === 'JSONata') return true;
+  return Object.values(node).some(usesJsonata);
 }
 
 /** The definition as JSON, with CloudFormation's references made local values (the tasks that use them are run locally). */

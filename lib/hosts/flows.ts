@@ -23,31 +23,55 @@ export interface FlowTaskOptions {
   readonly approvalTtlSeconds: number;
 }
 
+/** The task token and the execution's name, in each query language. */
+const CONTEXT = {
+  [sfn.QueryLanguage.JSON_PATH]: { taskToken: sfn.JsonPath.taskToken, executionName: sfn.JsonPath.executionName },
+  [sfn.QueryLanguage.JSONATA]: { taskToken: '{% $states.context.Task.Token %}', executionName: '{% $states.context.Execution.Name %}' },
+} as const;
+
 /** The task of `ToolHandler.waitForResult`. */
 export function createWaitForResult(scope: Construct, id: string, props: WaitForResultProps, options: FlowTaskOptions): tasks.SqsSendMessage {
   const path = `${scope.node.path}/${id}`;
-  const args = props.args?.value ?? {};
-  if (typeof args === 'string' && !Token.isUnresolved(args)) {
-    failAt(path, '`args` must be `sfn.TaskInput.fromObject({...})` or `sfn.TaskInput.fromJsonPathAt(path)`; a text is not a JSON object.');
+  const language = props.queryLanguage ?? sfn.QueryLanguage.JSON_PATH;
+  const jsonata = language === sfn.QueryLanguage.JSONATA;
+  if (jsonata && props.resultPath !== undefined) {
+    failAt(path, '`resultPath` is a JSONPath field, and `queryLanguage` is JSONATA: use `outputs` (e.g. `\'{% $merge([$states.input, { "reply": $states.result }]) %}\'`).');
   }
+  if (!jsonata && props.outputs !== undefined) {
+    failAt(path, '`outputs` is a JSONata field, and `queryLanguage` is JSON_PATH (the default): use `resultPath`, or set `queryLanguage: sfn.QueryLanguage.JSONATA`.');
+  }
+  const args = argsOf(path, props.args);
+  const context = CONTEXT[language];
   const body: { [key: string]: unknown } = {
     tool: props.tool,
     args,
     ...(props.runId === undefined ? {} : { run_id: props.runId }),
     ...(props.callId === undefined ? {} : { call_id: props.callId }),
-    reply_to: { kind: 'sfn', task_token: sfn.JsonPath.taskToken },
+    reply_to: { kind: 'sfn', task_token: context.taskToken },
   };
-  return new tasks.SqsSendMessage(scope, id, {
+  const common = {
     queue: options.queue,
     messageBody: sfn.TaskInput.fromObject(body),
     integrationPattern: sfn.IntegrationPattern.WAIT_FOR_TASK_TOKEN,
     taskTimeout: props.taskTimeout ?? sfn.Timeout.duration(Duration.seconds(options.approvalTtlSeconds + 3600)),
     heartbeatTimeout: props.heartbeatTimeout,
-    resultPath: props.resultPath,
     comment: props.comment,
     // One message group per execution: its calls stay in order, other executions' do not wait.
-    ...(options.fifo ? { messageGroupId: sfn.JsonPath.executionName } : {}),
-  });
+    ...(options.fifo ? { messageGroupId: context.executionName } : {}),
+  };
+  return jsonata
+    ? tasks.SqsSendMessage.jsonata(scope, id, { ...common, outputs: props.outputs })
+    : tasks.SqsSendMessage.jsonPath(scope, id, { ...common, resultPath: props.resultPath });
+}
+
+/** The call's args as the message body holds them: an object (JsonPath references and all), or the task input's value. */
+function argsOf(path: string, given: WaitForResultProps['args']): unknown {
+  const value = given instanceof sfn.TaskInput ? given.value : (given ?? {});
+  if (typeof value === 'string' && !Token.isUnresolved(value)) {
+    failAt(path, '`args` must be an object, `sfn.TaskInput.fromObject({...})` or `sfn.TaskInput.fromJsonPathAt(path)`; a text is not a JSON object.');
+  }
+  if (Array.isArray(value)) failAt(path, '`args` must be an object of named args, not an array.');
+  return value;
 }
 
 /** Whether `stateMachine` was made EXPRESS in this app (an imported one cannot be told). */

@@ -9,12 +9,30 @@ export interface WaitForResultProps {
   readonly tool: string;
 
   /**
-   * The tool's args: `sfn.TaskInput.fromObject({...})` (whose values may be JsonPath references) or
-   * `sfn.TaskInput.fromJsonPathAt('$.args')`.
+   * The tool's args: an object whose values may be JsonPath references (or JSONata expressions, with
+   * `queryLanguage` JSONATA), `sfn.TaskInput.fromObject({...})`, or `sfn.TaskInput.fromJsonPathAt('$.args')`.
    *
    * @default - no args (`{}`)
    */
-  readonly args?: sfn.TaskInput;
+  readonly args?: sfn.TaskInput | { [key: string]: any };
+
+  /**
+   * The query language of the task: JSONATA in a state machine whose query language is JSONata
+   * (a JSONata state machine cannot hold JSONPath states). With JSONATA, `args`, `runId` and `callId`
+   * may hold JSONata expressions (`'{% $states.input.orderId %}'`), the token is
+   * `$states.context.Task.Token`, and `outputs` replaces `resultPath`.
+   *
+   * @default sfn.QueryLanguage.JSON_PATH
+   */
+  readonly queryLanguage?: sfn.QueryLanguage;
+
+  /**
+   * The state's output, with `queryLanguage` JSONATA (e.g.
+   * `'{% $merge([$states.input, { "reply": $states.result }]) %}'`).
+   *
+   * @default - the reply
+   */
+  readonly outputs?: any;
 
   /**
    * The call's `run_id` (a literal, or a JsonPath reference such as `sfn.JsonPath.executionName`).
@@ -47,7 +65,7 @@ export interface WaitForResultProps {
   readonly heartbeatTimeout?: sfn.Timeout;
 
   /**
-   * Where in the state's input the reply goes (JsonPath).
+   * Where in the state's input the reply goes (JsonPath; with `queryLanguage` JSONATA, use `outputs`).
    *
    * @default '$': the reply replaces the input
    */

@@ -118,6 +118,93 @@ test('a STANDARD state machine beside an EXPRESS one that does not wait for a to
 
 test('args must be an object or a JsonPath reference', () => {
   const { stack: s, tools: t } = toolStack(unbundledApp(), 'Text');
-  expect(() => t.waitForResult(s, 'Bad', { tool: 'add', args: sfn.TaskInput.fromText('a b') })).toThrow(/`args` must be `sfn.TaskInput.fromObject/);
+  expect(() => t.waitForResult(s, 'Bad', { tool: 'add', args: sfn.TaskInput.fromText('a b') })).toThrow(
+    /`args` must be an object, `sfn.TaskInput.fromObject\(\{...\}\)` or `sfn.TaskInput.fromJsonPathAt\(path\)`/,
+  );
+  expect(() => t.waitForResult(s, 'List', { tool: 'add', args: sfn.TaskInput.fromObject([1, 2] as any) })).toThrow(/`args` must be an object of named args, not an array/);
   expect(() => t.waitForResult(s, 'Path', { tool: 'add', args: sfn.TaskInput.fromJsonPathAt('$.args') })).not.toThrow();
+});
+
+/** The state `name` of the stack's only state machine. */
+function stateOf(s: Stack, name: string): any {
+  const template = Template.fromStack(s);
+  return { definition: definitionOf(template), state: definitionOf(template).States[name] };
+}
+
+test('args may be a plain object whose values are JsonPath references: the same message as fromObject', () => {
+  const { stack: s, tools: t } = toolStack(unbundledApp(), 'Plain');
+  const task = t.waitForResult(s, 'Refund', { tool: 'refund', args: { orderId: sfn.JsonPath.stringAt('$.orderId'), note: 'late' } });
+  new sfn.StateMachine(s, 'Machine', { definitionBody: sfn.DefinitionBody.fromChainable(task) });
+  const { definition, state } = stateOf(s, 'Refund');
+  expect(aslValidator(definition)).toMatchObject({ isValid: true });
+  expect(state.Parameters.MessageBody).toEqual({
+    tool: 'refund',
+    args: { 'orderId.$': '$.orderId', note: 'late' },
+    reply_to: { kind: 'sfn', 'task_token.$': '$$.Task.Token' },
+  });
+});
+
+describe('a JSONata state machine', () => {
+  function jsonataStack(name: string, fifo = false) {
+    const { stack: s, tools: t } = toolStack(unbundledApp(), name, fifo ? { fifo: true } : {});
+    const task = t.waitForResult(s, 'Refund', {
+      tool: 'refund',
+      args: { orderId: '{% $states.input.orderId %}' },
+      runId: '{% $states.context.Execution.Name %}',
+      queryLanguage: sfn.QueryLanguage.JSONATA,
+      outputs: '{% $merge([$states.input, { "reply": $states.result }]) %}',
+    });
+    task.addCatch(new sfn.Fail(s, 'Denied', { error: 'Denied' }), { errors: ['ToolHandler.ApprovalDenied'] });
+    const machine = new sfn.StateMachine(s, 'Machine', { queryLanguage: sfn.QueryLanguage.JSONATA, definitionBody: sfn.DefinitionBody.fromChainable(task) });
+    t.allowTaskResponseFrom(machine);
+    return s;
+  }
+
+  test('waitForResult with queryLanguage JSONATA sends the envelope with $states.context.Task.Token in Arguments', () => {
+    const { definition, state } = stateOf(jsonataStack('Jsonata'), 'Refund');
+    expect(definition.QueryLanguage).toBe('JSONata');
+    expect(aslValidator(definition)).toMatchObject({ isValid: true });
+    expect(state).toMatchObject({
+      Type: 'Task',
+      Resource: 'arn:aws:states:::sqs:sendMessage.waitForTaskToken',
+      Arguments: {
+        QueueUrl: 'REF',
+        MessageBody: {
+          tool: 'refund',
+          args: { orderId: '{% $states.input.orderId %}' },
+          run_id: '{% $states.context.Execution.Name %}',
+          reply_to: { kind: 'sfn', task_token: '{% $states.context.Task.Token %}' },
+        },
+      },
+      Output: '{% $merge([$states.input, { "reply": $states.result }]) %}',
+    });
+    expect(state.Parameters).toBeUndefined();
+    expect(JSON.stringify(state)).not.toContain('$$.');
+  });
+
+  test("on a FIFO queue the message group is the execution's name, as JSONata", () => {
+    const { state } = stateOf(jsonataStack('JsonataFifo', true), 'Refund');
+    expect(state.Arguments.MessageGroupId).toBe('{% $states.context.Execution.Name %}');
+  });
+
+  test('resultPath with JSONATA, and outputs with JSONPath, are synth errors that name the field to use', () => {
+    const { stack: s, tools: t } = toolStack(unbundledApp(), 'Mixed');
+    expect(() => t.waitForResult(s, 'A', { tool: 'refund', queryLanguage: sfn.QueryLanguage.JSONATA, resultPath: '$.reply' })).toThrow(
+      /`resultPath` is a JSONPath field, and `queryLanguage` is JSONATA: use `outputs`/,
+    );
+    expect(() => t.waitForResult(s, 'B', { tool: 'refund', outputs: '{% $states.result %}' })).toThrow(
+      /`outputs` is a JSONata field, and `queryLanguage` is JSON_PATH \(the default\): use `resultPath`/,
+    );
+  });
+
+  test('an EXPRESS JSONata state machine that waits for the token is refused too', () => {
+    const { stack: s, tools: t } = toolStack(unbundledApp(), 'JsonataExpress');
+    const task = t.waitForResult(s, 'Refund', { tool: 'refund', queryLanguage: sfn.QueryLanguage.JSONATA });
+    new sfn.StateMachine(s, 'Machine', {
+      queryLanguage: sfn.QueryLanguage.JSONATA,
+      stateMachineType: sfn.StateMachineType.EXPRESS,
+      definitionBody: sfn.DefinitionBody.fromChainable(task),
+    });
+    expect(() => Template.fromStack(s)).toThrow(/EXPRESS state machine, and Express workflows cannot wait for a task token/);
+  });
 });

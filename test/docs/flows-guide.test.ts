@@ -36,8 +36,18 @@ const files = blocks().map(({ name, code }) => {
 // The stack's tools module, beside it as the guide assumes: the sample's.
 fs.writeFileSync(path.join(DIR, 'tools.ts'), `export * from '${path.relative(DIR, path.join(REPO, 'bin', 'tools')).replace(/\\/g, '/')}';\n`);
 
-test('the guide has its three examples', () => {
-  expect(files.map((f) => path.basename(f))).toEqual(['refund-flow-stack.ts', 'refund-durable.ts', 'durable-grants.ts']);
+test('the guide has its four examples', () => {
+  expect(files.map((f) => path.basename(f))).toEqual(['refund-flow-stack.ts', 'refund-jsonata-stack.ts', 'refund-durable.ts', 'durable-grants.ts']);
+});
+
+test('the JSONata stack synthesizes a JSONata task whose message carries $states.context.Task.Token', () => {
+  const { RefundJsonataStack } = require(path.join(DIR, 'refund-jsonata-stack.ts')) as { RefundJsonataStack: new (scope: App, id: string, props: StackProps) => Stack };
+  const template = Template.fromStack(new RefundJsonataStack(unbundledApp(), 'GuideJsonata', { env: { account: '123456789012', region: 'us-east-1' } }));
+  const [machine] = Object.values(template.findResources('AWS::StepFunctions::StateMachine')) as any[];
+  const text = (machine.Properties.DefinitionString['Fn::Join'][1] as unknown[]).map((p: any) => (typeof p === 'string' ? p : '"REF"')).join('');
+  expect(text).toContain('"QueryLanguage":"JSONata"');
+  expect(text).toContain('"task_token":"{% $states.context.Task.Token %}"');
+  expect(text).toContain('"args":{"orderId":"{% $states.input.orderId %}"}');
 });
 
 test('every example type-checks against the sources', () => {
@@ -64,7 +74,9 @@ test('the stack synthesizes a task that waits for its token, catches a denial an
 
 test.each([
   ['lib/hosts/flows.ts', 'Express workflows cannot wait for a task token'],
-  ['lib/hosts/flows.ts', '`args` must be `sfn.TaskInput.fromObject({...})` or `sfn.TaskInput.fromJsonPathAt(path)`'],
+  ['lib/hosts/flows.ts', '`args` must be an object, `sfn.TaskInput.fromObject({...})` or `sfn.TaskInput.fromJsonPathAt(path)`'],
+  ['lib/hosts/flows.ts', '`resultPath` is a JSONPath field, and `queryLanguage` is JSONATA'],
+  ['local/flow-run.ts', 'the state machine uses JSONata, which the local interpreter (aws-local-stepfunctions) does not evaluate'],
   ['lambda/flows/reply-to.ts', '`reply_to.kind` must be "sfn" (with `task_token`) or "durable" (with `callback_id`)'],
   ['lambda/results/dispatch.ts', 'the call names a reply_to, but this handler keeps no flows'],
   ['local/flow-run.ts', 'the stack has no such state machine; its state machines:'],

@@ -37,6 +37,10 @@ export function buildFlowStack(stack: Stack): void {
   // A flow whose tool needs no approval: `local --flow AddFlow` ends by itself.
   const add = tools.waitForResult(stack, 'Add', { tool: 'add', args: sfn.TaskInput.fromJsonPathAt('$') });
   tools.allowTaskResponseFrom(new sfn.StateMachine(stack, 'AddFlow', { definitionBody: sfn.DefinitionBody.fromChainable(add) }));
+  // A JSONata flow, which the local interpreter cannot run.
+  const jsonata = tools.waitForResult(stack, 'AddJsonata', { tool: 'add', args: { a: '{% $states.input.a %}', b: 1 }, queryLanguage: sfn.QueryLanguage.JSONATA });
+  const jsonataFlow = new sfn.StateMachine(stack, 'JsonataFlow', { queryLanguage: sfn.QueryLanguage.JSONATA, definitionBody: sfn.DefinitionBody.fromChainable(jsonata) });
+  tools.allowTaskResponseFrom(jsonataFlow);
 }
 
 let engines: FlowEnginesStandIn;
@@ -128,6 +132,12 @@ describe('cdk-tool-handler local --flow', () => {
     const result = await local(['local', '--assembly', assembly, '--flow', 'Nope']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/--flow Nope: the stack has no such state machine; its state machines: .*AddFlow/);
+  }, 120_000);
+
+  test('a JSONata state machine is an error that says the local interpreter does not evaluate JSONata', async () => {
+    const result = await local(['local', '--assembly', assembly, '--flow', 'JsonataFlow', '--input', '{"a":2}']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/--flow JsonataFlow: the state machine uses JSONata, which the local interpreter \(aws-local-stepfunctions\) does not evaluate/);
   }, 120_000);
 
   test.each([
