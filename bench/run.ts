@@ -17,6 +17,7 @@ import { measureColdStart } from './cold-start';
 import { measureApprovalInvokes } from './approvals';
 import { measureApprovalScale } from './approvals-scale';
 import { measureCallerVerify } from './caller';
+import { measureDecisionRoundTrips } from './inbox-decision';
 import { measureInboxPage } from './inbox-page';
 import { measureConsumerBundle } from './consumer';
 import { measureDynamo } from './dynamo';
@@ -77,6 +78,8 @@ const RESULT_KEYS = [
   'caller_verify_cpu_ms',
   'caller_verify_network_calls_warm',
   'inbox_page_bytes',
+  'inbox_decision_round_trips',
+  'cli_decision_round_trips',
   'rate_limit_round_trips',
   'flow_completion_round_trips',
 ] as const;
@@ -157,6 +160,8 @@ async function main(): Promise<void> {
   const callerVerify = await measureCallerVerify(counts.dynamoIterations * 10);
   progress('the approvals inbox: the first load of its page, from the real bundle');
   const inboxPage = await measureInboxPage();
+  progress('the approvals inbox: DynamoDB requests of one decision, in the inbox and as the CLI makes it (real bundles)');
+  const decisions = await measureDecisionRoundTrips(counts.dynamoIterations);
   progress('flows: what a call with reply_to adds (its completion\'s record and the completion)');
   const flows = await measureFlowCompletionRoundTrips(counts.dynamoIterations);
 
@@ -233,6 +238,8 @@ async function main(): Promise<void> {
     caller_verify_cpu_ms: round(callerVerify.cpuMsP50, 4),
     caller_verify_network_calls_warm: callerVerify.networkCallsWarm,
     inbox_page_bytes: inboxPage.bytes,
+    inbox_decision_round_trips: round(decisions.inbox),
+    cli_decision_round_trips: round(decisions.cli),
     rate_limit_round_trips: round(dynamo['ours.limited'].roundTrips - dynamo['ours.call'].roundTrips),
     flow_completion_round_trips: round(flows.callWithReplyToDynamo - flows.callDynamo + flows.callCompletions),
   };
@@ -426,6 +433,14 @@ async function main(): Promise<void> {
       ratio: '',
       target: '< 60 KB',
       met: results.inbox_page_bytes < 60 * 1024,
+    },
+    {
+      figure: 'DynamoDB requests of one decision: in the inbox (one POST) vs as the CLI makes it',
+      ours: num(results.inbox_decision_round_trips),
+      baseline: num(results.cli_decision_round_trips),
+      ratio: '',
+      target: '= the CLI\'s',
+      met: results.inbox_decision_round_trips === results.cli_decision_round_trips,
     },
     section(`4. batch parallelism: 10 tools of 100 ms, wall / 100 ms (median of ${counts.parallelRounds})`),
     {

@@ -88,6 +88,8 @@ export const INBOX_ENV = {
   authorizationEndpoint: 'TOOL_HANDLER_INBOX_AUTHORIZATION_ENDPOINT',
   /** Where the page exchanges its code for tokens, likewise. */
   tokenEndpoint: 'TOOL_HANDLER_INBOX_TOKEN_ENDPOINT',
+  /** Where signing out ends the provider's session (Cognito's `/logout`), likewise (`end_session_endpoint`). */
+  endSessionEndpoint: 'TOOL_HANDLER_INBOX_END_SESSION_ENDPOINT',
 } as const;
 /**
  * Not a variable the function reads at run time: the construct's bundling defines

@@ -294,7 +294,7 @@ export class LocalRun {
       this.inboxHost = await startHttpApiHost(async (event) => {
         const outcome = await this.sandbox('inbox')!.invoke(event);
         if (!outcome.ok) throw new Error(`${outcome.error.errorType}: ${outcome.error.errorMessage}`);
-        this.afterInboxCall(event.requestContext.http.method, event.rawPath, outcome.result);
+        this.afterInboxCall(event.requestContext.http.method, event.rawPath, event.rawQueryString, outcome.result);
         return outcome.result as any;
       });
       const env = resolver.environment(inbox.fn.properties);
@@ -306,6 +306,7 @@ export class LocalRun {
         // Signing in goes to the local issuer, whose discovery document names its endpoints.
         [INBOX_ENV.authorizationEndpoint]: '',
         [INBOX_ENV.tokenEndpoint]: '',
+        [INBOX_ENV.endSessionEndpoint]: '',
         [INBOX_ENV.groupsClaim]: 'groups',
         // The run serves one handler: the inbox serves only its owner here.
         [INBOX_ENV.handlers]: JSON.stringify(
@@ -465,11 +466,12 @@ export class LocalRun {
     }
   }
 
-  /** The pipe's stand-in, after the inbox answered a decision of this run's owner. */
-  private afterInboxCall(method: string, rawPath: string, result: unknown): void {
-    const match = /^\/api\/owners\/([^/]+)\/approvals\/([^/]+)\/decision$/.exec(rawPath);
-    if (!match || decodeURIComponent(match[1]) !== this.owner) return;
-    this.afterApiCall(method, `/approvals/${match[2]}/decision`, result);
+  /** The pipe's stand-in, after the inbox answered a decision of this run's owner (named, or the one it serves). */
+  private afterInboxCall(method: string, rawPath: string, rawQueryString: string | undefined, result: unknown): void {
+    const match = /^\/api(\/approvals\/[^/]+\/decision)$/.exec(rawPath);
+    const owner = new URLSearchParams(rawQueryString ?? '').get('owner');
+    if (!match || (owner !== null && owner !== this.owner)) return;
+    this.afterApiCall(method, match[1], result);
   }
 
   /** The pipe's stand-in, after the API answered a decision. */

@@ -5,11 +5,12 @@
  * through the approvals API's own routes (lambda/approvals/api.ts), per owner, with the approver
  * the token names: the same fingerprint rule, owner walls and audit records as the CLI's.
  *
- *   GET  /api/me                                            who is signed in, and the owners (with their tools) they may decide
- *   GET  /api/owners/{owner}/approvals?status&limit&next    a page of that owner's approvals
- *   GET  /api/owners/{owner}/approvals/{id}                 one approval
- *   POST /api/owners/{owner}/approvals/{id}/decision        decide it (Origin must be the inbox's own)
+ *   GET  /api/me                                             who is signed in, and the owners (with their tools) they may decide
+ *   GET  /api/approvals?owner=&status=&limit=&next=          a page of that owner's approvals
+ *   GET  /api/approvals/{id}?owner=                          one approval
+ *   POST /api/approvals/{id}/decision?owner=                 decide it (Origin must be the inbox's own)
  *
+ * `owner` may be left out when the inbox serves one owner.
  * Nothing is decided on GET, and no cookie is read: a link opened by a mail scanner decides nothing.
  * An owner the approver may not decide is answered as if it did not exist (404).
  */
@@ -79,6 +80,7 @@ export function approvalsInbox(options: ApprovalsInboxOptions): ApprovalsInbox {
         redirectUri: `${settings.origin}/`,
         authorizationEndpoint: endpoints.authorizationEndpoint,
         tokenEndpoint: endpoints.tokenEndpoint,
+        ...(endpoints.endSessionEndpoint ? { endSessionEndpoint: endpoints.endSessionEndpoint } : {}),
       });
       return { statusCode: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': page.contentSecurityPolicy, 'x-frame-options': 'DENY', ...SECURITY_HEADERS }, body: page.html };
     } catch (thrown) {
@@ -111,14 +113,26 @@ export function approvalsInbox(options: ApprovalsInboxOptions): ApprovalsInbox {
       const owners = settings.handlers.filter((h) => approver.owners.includes(h.owner)).map((h) => ({ owner: h.owner, tools: h.tools }));
       return json(200, { approver: { id: approver.id, ...(approver.displayName ? { display_name: approver.displayName } : {}) }, owners });
     }
-    if (segments.length < 4 || segments[1] !== 'owners' || segments[3] !== 'approvals') {
-      return error(404, 'not_found', 'No such resource: the inbox serves /api/me and /api/owners/{owner}/approvals[/{id}[/decision]].');
+    if (segments[1] !== 'approvals') {
+      return error(404, 'not_found', 'No such resource: the inbox serves /api/me, /api/approvals, /api/approvals/{id} and /api/approvals/{id}/decision.');
     }
-    const owner = safeDecode(segments[2]);
-    const api = owner === undefined ? undefined : apis.get(owner);
+    const query = { ...(event.queryStringParameters ?? {}) };
+    const named = query.owner;
+    delete query.owner;
+    if (named === undefined && settings.handlers.length !== 1) {
+      return error(400, 'bad_request', 'Name the owner: add ?owner=<owner> (this inbox serves several; /api/me lists those you may decide).');
+    }
+    const owner = named ?? settings.handlers[0].owner;
+    const api = apis.get(owner);
     // Another owner's approvals, or one the approver may not decide, do not exist for this approver.
-    if (!api || !approver.owners.includes(owner!)) return error(404, 'not_found', 'No such owner among those you may decide.');
-    const forwarded: LambdaFunctionURLEvent = { ...event, rawPath: `/${segments.slice(3).join('/')}` };
+    if (!api || !approver.owners.includes(owner)) return error(404, 'not_found', 'No such owner among those you may decide.');
+    const rawQueryString = new URLSearchParams(query as Record<string, string>).toString();
+    const forwarded: LambdaFunctionURLEvent = {
+      ...event,
+      rawPath: `/${segments.slice(1).join('/')}`,
+      rawQueryString,
+      queryStringParameters: Object.keys(query).length > 0 ? query : undefined,
+    };
     verified.set(forwarded, approver);
     const answer = await api(forwarded);
     return { ...answer, headers: { ...answer.headers, ...SECURITY_HEADERS } };
@@ -128,14 +142,6 @@ export function approvalsInbox(options: ApprovalsInboxOptions): ApprovalsInbox {
 function header(event: LambdaFunctionURLEvent, name: string): string | undefined {
   const entry = Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name);
   return entry?.[1];
-}
-
-function safeDecode(segment: string): string | undefined {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return undefined;
-  }
 }
 
 function json(statusCode: number, body: unknown): HttpResult {

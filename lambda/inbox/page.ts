@@ -3,7 +3,8 @@
  * Content-Security-Policy that allows exactly that script and style (by hash), requests to the
  * inbox itself and to the sign-in provider's token endpoint, and nothing else. The script signs in
  * with the authorization code flow and PKCE (no client secret), keeps the token in the tab's
- * session storage, and sends it as `Authorization: Bearer` to `/api/`. Every value from an approval
+ * session storage, and sends it as `Authorization: Bearer` to `/api/`. Signing out forgets the token
+ * and, when the provider has an end-session endpoint, ends the provider's session there too. Every value from an approval
  * reaches the page as text (`textContent`), never as markup.
  */
 import { createHash } from 'node:crypto';
@@ -14,6 +15,8 @@ export interface PageConfig {
   readonly redirectUri: string;
   readonly authorizationEndpoint: string;
   readonly tokenEndpoint: string;
+  /** Where signing out ends the provider's session (OpenID Connect RP-initiated logout, Cognito's `/logout`). */
+  readonly endSessionEndpoint?: string;
 }
 
 export interface InboxPage {
@@ -54,7 +57,7 @@ label{font-weight:600}
 const SCRIPT = `(function(){'use strict';
 var config=JSON.parse(document.getElementById('inbox-config').textContent);
 var main=document.getElementById('main'),live=document.getElementById('live'),who=document.getElementById('who');
-var K={token:'inbox.token',verifier:'inbox.verifier',state:'inbox.state',back:'inbox.return'};
+var K={token:'inbox.token',idToken:'inbox.idToken',verifier:'inbox.verifier',state:'inbox.state',back:'inbox.return'};
 var me=null;
 function el(tag,attrs,kids){var n=document.createElement(tag);attrs=attrs||{};Object.keys(attrs).forEach(function(k){if(k==='text')n.textContent=attrs[k];else if(k==='onclick')n.addEventListener('click',attrs[k]);else n.setAttribute(k,attrs[k]);});(kids||[]).forEach(function(c){if(c!=null)n.appendChild(typeof c==='string'?document.createTextNode(c):c);});return n;}
 function clear(n){while(n.firstChild)n.removeChild(n.firstChild);}
@@ -67,7 +70,10 @@ function signIn(){var verifier=random(),state=random();
   sessionStorage.setItem(K.verifier,verifier);sessionStorage.setItem(K.state,state);sessionStorage.setItem(K.back,location.hash);
   var q=new URLSearchParams({response_type:'code',client_id:config.clientId,redirect_uri:config.redirectUri,scope:config.scopes,state:state,code_challenge:b64url(new Uint8Array(h)),code_challenge_method:'S256'});
   location.assign(config.authorizationEndpoint+'?'+q.toString());});}
-function signOut(){sessionStorage.removeItem(K.token);me=null;showSignIn('You are signed out.');}
+function signOut(){var idToken=sessionStorage.getItem(K.idToken);sessionStorage.removeItem(K.token);sessionStorage.removeItem(K.idToken);me=null;
+ if(!config.endSessionEndpoint)return showSignIn('You are signed out.');
+ var q=new URLSearchParams({client_id:config.clientId,post_logout_redirect_uri:config.redirectUri,logout_uri:config.redirectUri});if(idToken)q.set('id_token_hint',idToken);
+ location.assign(config.endSessionEndpoint+'?'+q.toString());}
 function finishSignIn(params){var state=sessionStorage.getItem(K.state),verifier=sessionStorage.getItem(K.verifier),back=sessionStorage.getItem(K.back)||'';
  sessionStorage.removeItem(K.state);sessionStorage.removeItem(K.verifier);sessionStorage.removeItem(K.back);
  history.replaceState(null,'',location.pathname+back);
@@ -75,7 +81,7 @@ function finishSignIn(params){var state=sessionStorage.getItem(K.state),verifier
  var body=new URLSearchParams({grant_type:'authorization_code',code:params.get('code'),redirect_uri:config.redirectUri,client_id:config.clientId,code_verifier:verifier});
  return fetch(config.tokenEndpoint,{method:'POST',headers:{'content-type':'application/x-www-form-urlencoded'},body:body.toString()}).then(function(r){return r.json().then(function(t){
   var token=t.id_token||t.access_token;if(!r.ok||!token)return showSignIn('Sign-in failed at the provider. Sign in again.');
-  sessionStorage.setItem(K.token,token);return start();});}).catch(function(){showSignIn('The sign-in provider could not be reached. Try again.');});}
+  sessionStorage.setItem(K.token,token);if(t.id_token)sessionStorage.setItem(K.idToken,t.id_token);return start();});}).catch(function(){showSignIn('The sign-in provider could not be reached. Try again.');});}
 function api(path,init){var token=sessionStorage.getItem(K.token);init=init||{};init.headers=Object.assign({authorization:'Bearer '+token},init.headers||{});
  return fetch('/api'+path,init).then(function(r){return r.json().catch(function(){return {};}).then(function(body){
   if(r.status===401){sessionStorage.removeItem(K.token);showSignIn('Your sign-in has ended. Sign in again.');throw new Error('signed out');}
@@ -96,7 +102,7 @@ function route(){if(!me)return;var m=/^#\\/o\\/([^/]+)\\/a\\/([^/]+)$/.exec(loca
  if(m)return detail(decodeURIComponent(m[1]),decodeURIComponent(m[2]));if(h)return history_(decodeURIComponent(h[1]));return list();}
 function list(){document.title='Approvals';clear(main);main.appendChild(el('h2',{text:'Pending approvals'}));
  if(!me.owners.length){main.appendChild(el('p',{'class':'empty',text:'You may decide no approvals here. Ask your administrator to add you to an approvers group.'}));return;}
- return Promise.all(me.owners.map(function(o){return api('/owners/'+encodeURIComponent(o.owner)+'/approvals?status=pending&limit=100').then(function(res){
+ return Promise.all(me.owners.map(function(o){return api('/approvals?owner='+encodeURIComponent(o.owner)+'&status=pending&limit=100').then(function(res){
   var section=el('section',{'aria-labelledby':'owner-'+o.owner},[el('h3',{id:'owner-'+o.owner,text:o.owner})]);
   var items=(res.body.approvals||[]).slice().sort(function(a,b){return a.created_at<b.created_at?1:-1;});
   if(res.status!==200)section.appendChild(el('p',{'class':'notice alert',text:res.body.error?res.body.error.message:'Could not list.'}));
@@ -108,7 +114,7 @@ function list(){document.title='Approvals';clear(main);main.appendChild(el('h2',
   return section;});})).then(function(sections){sections.forEach(function(s){main.appendChild(s);});var f=main.querySelector('h2');if(f){f.setAttribute('tabindex','-1');}});}
 function history_(owner){document.title='Approvals: history of '+owner;clear(main);main.appendChild(el('p',{},[el('a',{href:'#/',text:'\\u2190 Pending approvals'})]));
  main.appendChild(el('h2',{text:'Decided and expired: '+owner}));
- return api('/owners/'+encodeURIComponent(owner)+'/approvals?limit=50').then(function(res){if(res.status!==200)return problem(res);
+ return api('/approvals?owner='+encodeURIComponent(owner)+'&limit=50').then(function(res){if(res.status!==200)return problem(res);
   var items=(res.body.approvals||[]).filter(function(a){return a.status!=='pending';});
   if(!items.length){main.appendChild(el('p',{'class':'empty',text:'None yet.'}));return;}
   main.appendChild(el('ul',{'class':'approvals'},items.map(function(a){return el('li',{},[el('a',{'class':'tool',href:link(owner,a.approval_id),text:a.tool}),' ',el('span',{'class':'status-'+a.status,text:a.status}),
@@ -116,7 +122,7 @@ function history_(owner){document.title='Approvals: history of '+owner;clear(mai
 function value(v){var text=typeof v==='string'?v:JSON.stringify(v,null,2);if(text.length<=200)return el('pre',{text:text});
  return el('details',{},[el('summary',{text:text.slice(0,80)+'\\u2026 ('+text.length+' characters; show all)'}),el('pre',{text:text})]);}
 function detail(owner,id){document.title='Approval '+id;clear(main);main.appendChild(el('p',{},[el('a',{href:'#/',text:'\\u2190 Pending approvals'})]));
- return api('/owners/'+encodeURIComponent(owner)+'/approvals/'+encodeURIComponent(id)).then(function(res){if(res.status!==200)return problem(res);show(owner,res.body);});}
+ return api('/approvals/'+encodeURIComponent(id)+'?owner='+encodeURIComponent(owner)).then(function(res){if(res.status!==200)return problem(res);show(owner,res.body);});}
 function show(owner,a,notice){var box=main;clear(box);box.appendChild(el('p',{},[el('a',{href:'#/',text:'\\u2190 Pending approvals'})]));
  var h=el('h2',{tabindex:'-1',text:a.tool});box.appendChild(h);var d=toolOf(owner,a.tool);if(d)box.appendChild(el('p',{text:d}));
  if(notice)box.appendChild(notice);
@@ -136,10 +142,10 @@ function denyForm(owner,a,actions){clear(actions);var area=el('textarea',{id:'re
  actions.appendChild(form);area.focus();}
 function decide(owner,a,approved,reason){var body={approved:approved,fingerprint:a.fingerprint};if(reason)body.reason=reason;
  main.querySelectorAll('button').forEach(function(b){b.disabled=true;});
- return api('/owners/'+encodeURIComponent(owner)+'/approvals/'+encodeURIComponent(a.approval_id)+'/decision',{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify(body)}).then(function(res){
+ return api('/approvals/'+encodeURIComponent(a.approval_id)+'/decision?owner='+encodeURIComponent(owner),{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify(body)}).then(function(res){
   if(res.status===200){var text=approved?'Approved. The tool runs now.':'Denied. The person who asked is told why.';show(owner,res.body,el('p',{'class':'notice',role:'status',text:text}));say(text);return;}
   var e=res.body.error||{};var text2=res.status===409?(e.type==='expired'?'This approval expired before your decision: nothing was decided.':'This approval changed or was decided since you opened it: nothing was decided. Review it again.'):(e.message||('The inbox answered '+res.status+'.'));
-  return api('/owners/'+encodeURIComponent(owner)+'/approvals/'+encodeURIComponent(a.approval_id)).then(function(again){
+  return api('/approvals/'+encodeURIComponent(a.approval_id)+'?owner='+encodeURIComponent(owner)).then(function(again){
    show(owner,again.status===200?again.body:a,el('p',{'class':'notice alert',role:'alert',text:text2}));});});}
 window.addEventListener('hashchange',function(){route();});
 var params=new URLSearchParams(location.search);

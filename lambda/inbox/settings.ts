@@ -30,6 +30,8 @@ export interface InboxSettings {
   /** Set when known at synth; else read from the issuer's discovery document. */
   readonly authorizationEndpoint?: string;
   readonly tokenEndpoint?: string;
+  /** Where signing out ends the provider's session, when known at synth; else from the discovery document, if it names one. */
+  readonly endSessionEndpoint?: string;
 }
 
 /** Any signed-in user. */
@@ -70,6 +72,7 @@ export function inboxSettings(env: Env = process.env): InboxSettings {
     approvers,
     ...optionalUrl(env, INBOX_ENV.authorizationEndpoint, 'authorizationEndpoint'),
     ...optionalUrl(env, INBOX_ENV.tokenEndpoint, 'tokenEndpoint'),
+    ...optionalUrl(env, INBOX_ENV.endSessionEndpoint, 'endSessionEndpoint'),
   };
 }
 

@@ -15,6 +15,8 @@ export interface TrustedIssuer {
   readonly authorizationEndpoint?: string;
   /** Where a code becomes tokens (`token_endpoint`), when the document names it. */
   readonly tokenEndpoint?: string;
+  /** Where a browser signs out of the provider (`end_session_endpoint`), when the document names it. */
+  readonly endSessionEndpoint?: string;
 }
 
 /** How long reading the discovery document or the keys may take. */
@@ -48,12 +50,13 @@ async function discover(discoveryUrl: string): Promise<TrustedIssuer> {
   } catch (error) {
     throw error instanceof IssuerUnavailable ? error : new IssuerUnavailable(`the discovery document could not be read (${(error as Error).name})`);
   }
-  const { issuer, jwks_uri: jwksUri, authorization_endpoint: authorizationEndpoint, token_endpoint: tokenEndpoint } = (document ?? {}) as {
-    issuer?: unknown;
-    jwks_uri?: unknown;
-    authorization_endpoint?: unknown;
-    token_endpoint?: unknown;
-  };
+  const {
+    issuer,
+    jwks_uri: jwksUri,
+    authorization_endpoint: authorizationEndpoint,
+    token_endpoint: tokenEndpoint,
+    end_session_endpoint: endSessionEndpoint,
+  } = (document ?? {}) as { issuer?: unknown; jwks_uri?: unknown; authorization_endpoint?: unknown; token_endpoint?: unknown; end_session_endpoint?: unknown };
   if (typeof issuer !== 'string' || issuer === '' || typeof jwksUri !== 'string') {
     throw new IssuerUnavailable('the discovery document has no `issuer` or no `jwks_uri`');
   }
@@ -76,6 +79,7 @@ async function discover(discoveryUrl: string): Promise<TrustedIssuer> {
     keys,
     ...(typeof authorizationEndpoint === 'string' ? { authorizationEndpoint } : {}),
     ...(typeof tokenEndpoint === 'string' ? { tokenEndpoint } : {}),
+    ...(typeof endSessionEndpoint === 'string' ? { endSessionEndpoint } : {}),
   };
 }
 

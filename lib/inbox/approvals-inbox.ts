@@ -17,15 +17,16 @@ import { apiTableStatements } from '../permissions/api';
 import { TAG } from '../permissions/tags';
 import { wallOffSharedRole } from '../permissions/walls';
 import { ToolHandler } from '../tool-handler';
+import { IToolHandler } from '../tool-handler-ref';
 import { InboxSignIn, InboxSignInConfig } from './inbox-sign-in';
 
-/** Which group's members may decide which handlers' approvals. */
+/** Which groups' members may decide which handlers' approvals. */
 export interface InboxApprovers {
-  /** A group, as the sign-in's groups claim names it (`cognito:groups` for Cognito). */
-  readonly group: string;
+  /** Groups, as the sign-in's groups claim names them (`cognito:groups` for Cognito): a member of any of them may decide. */
+  readonly groups: string[];
 
-  /** The handlers whose approvals its members may see and decide. */
-  readonly handlers: ToolHandler[];
+  /** The handlers whose approvals those members may see and decide (each one of the inbox's `handlers`). */
+  readonly handlers: IToolHandler[];
 }
 
 export interface ApprovalsInboxProps {
@@ -75,7 +76,7 @@ const DESCRIPTIONS_BUDGET = 2000;
  * const inbox = new ApprovalsInbox(this, 'Inbox', {
  *   handlers: [tools],
  *   signIn: InboxSignIn.cognito(),
- *   approvers: [{ group: 'support-leads', handlers: [tools] }],
+ *   approvers: [{ groups: ['support-leads'], handlers: [tools] }],
  * });
  */
 export class ApprovalsInbox extends Construct {
@@ -109,13 +110,17 @@ export class ApprovalsInbox extends Construct {
     }
     const approvers: Record<string, string[]> = {};
     for (const entry of props.approvers ?? []) {
-      if (!/^[^\s"]{1,128}$/.test(entry.group)) fail('ApprovalsInbox: an `approvers` group must be 1 to 128 characters without spaces or quotes.', this);
-      for (const handler of entry.handlers) {
-        if (!owners.has(handler.owner)) fail(`ApprovalsInbox: \`approvers\` names a handler (${handler.node.path}) that is not among \`handlers\`.`, this);
-        (approvers[handler.owner] ??= []).push(entry.group);
+      if (entry.groups.length === 0) fail('ApprovalsInbox: an `approvers` entry has no `groups`; name at least one group.', this);
+      for (const group of entry.groups) {
+        if (!/^[^\s"]{1,128}$/.test(group)) fail('ApprovalsInbox: an `approvers` group must be 1 to 128 characters without spaces or quotes.', this);
+      }
+      for (const named of entry.handlers) {
+        const handler = props.handlers.find((h) => h === named);
+        if (!handler) fail(`ApprovalsInbox: \`approvers\` names a handler (${named.node.path}) that is not among \`handlers\`.`, this);
+        approvers[handler.owner] = [...new Set([...(approvers[handler.owner] ?? []), ...entry.groups])];
       }
     }
-    const groups = [...new Set((props.approvers ?? []).map((a) => a.group))];
+    const groups = [...new Set((props.approvers ?? []).flatMap((a) => a.groups))];
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
 
     // An HTTP API, not a function URL: its endpoint exists before the function, so the app client's
@@ -189,6 +194,7 @@ export class ApprovalsInbox extends Construct {
         [INBOX_ENV.approvers]: JSON.stringify(approvers),
         ...(signIn.authorizationEndpoint ? { [INBOX_ENV.authorizationEndpoint]: signIn.authorizationEndpoint } : {}),
         ...(signIn.tokenEndpoint ? { [INBOX_ENV.tokenEndpoint]: signIn.tokenEndpoint } : {}),
+        ...(signIn.endSessionEndpoint ? { [INBOX_ENV.endSessionEndpoint]: signIn.endSessionEndpoint } : {}),
       },
       role,
       logGroup,

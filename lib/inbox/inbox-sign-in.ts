@@ -72,6 +72,12 @@ export interface InboxSignInConfig {
   readonly authorizationEndpoint?: string;
   /** @default - read from the issuer's discovery document */
   readonly tokenEndpoint?: string;
+  /**
+   * Where signing out ends the provider's session.
+   *
+   * @default - the discovery document's `end_session_endpoint`, if it names one
+   */
+  readonly endSessionEndpoint?: string;
   /** The Cognito user pool, when the inbox made one. @default - none */
   readonly userPool?: cognito.IUserPool;
 }
@@ -185,6 +191,7 @@ class CognitoSignIn extends InboxSignIn {
       groupsClaim: 'cognito:groups',
       authorizationEndpoint: `${base}/oauth2/authorize`,
       tokenEndpoint: `${base}/oauth2/token`,
+      endSessionEndpoint: `${base}/logout`,
       userPool: pool,
     };
   }

@@ -52,7 +52,9 @@ async function call(
   path: string,
   options: { token?: string; origin?: string | null; body?: unknown; query?: Record<string, string> } = {},
 ): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
-  const event: any = functionUrlEvent(method, path, { body: options.body, query: options.query, userArn: null });
+  const [rawPath, search] = path.split('?');
+  const query = { ...Object.fromEntries(new URLSearchParams(search ?? '')), ...options.query };
+  const event: any = functionUrlEvent(method, rawPath, { body: options.body, query, userArn: null });
   delete event.requestContext.authorizer;
   if (options.token !== undefined) event.headers.authorization = `Bearer ${options.token}`;
   const origin = options.origin === undefined ? ORIGIN : options.origin;
@@ -62,12 +64,12 @@ async function call(
   return { status: result.statusCode!, headers: result.headers ?? {}, body: String(result.headers?.['content-type']).startsWith('application/json') ? JSON.parse(text) : text };
 }
 
-const decision = (owner: string, id: string) => `/api/owners/${owner}/approvals/${id}/decision`;
+const decision = (owner: string, id: string) => `/api/approvals/${id}/decision?owner=${owner}`;
 
 test('a signed-in approver decides with the fingerprint shown, and is recorded as oidc:<issuer>#<sub>', async () => {
   const fingerprint = await create('refunds', 'a1');
   const token = await alice();
-  const shown = await call('GET', '/api/owners/refunds/approvals/a1', { token });
+  const shown = await call('GET', '/api/approvals/a1?owner=refunds', { token });
   expect(shown).toMatchObject({ status: 200, body: { approval_id: 'a1', tool: 'refund', args: { orderId: 'a1' }, fingerprint, status: 'pending' } });
   const decided = await call('POST', decision('refunds', 'a1'), { token, body: { approved: true, fingerprint } });
   expect(decided).toMatchObject({ status: 200, body: { status: 'approved', decided_by: `oidc:${issuer.url}#alice` } });
@@ -86,8 +88,8 @@ test("a user of another group sees neither the approval nor its args: list, read
   const fingerprint = await create('payouts', 'p1', { iban: 'DE00 SECRET' });
   const token = await alice();
   for (const answer of [
-    await call('GET', '/api/owners/payouts/approvals', { token, query: { status: 'pending' } }),
-    await call('GET', '/api/owners/payouts/approvals/p1', { token }),
+    await call('GET', '/api/approvals?owner=payouts', { token, query: { status: 'pending' } }),
+    await call('GET', '/api/approvals/p1?owner=payouts', { token }),
     await call('POST', decision('payouts', 'p1'), { token, body: { approved: true, fingerprint } }),
   ]) {
     expect(answer.status).toBe(404);
@@ -95,14 +97,28 @@ test("a user of another group sees neither the approval nor its args: list, read
   }
   expect((await stores.payouts.read('p1'))?.status).toBe('pending');
   // A member of the group may.
-  expect((await call('GET', '/api/owners/payouts/approvals/p1', { token: await fiona() })).status).toBe(200);
+  expect((await call('GET', '/api/approvals/p1?owner=payouts', { token: await fiona() })).status).toBe(200);
 });
 
 test('an owner the inbox does not serve is 404 too, and an approval id of one owner is not found under another', async () => {
   await create('payouts', 'p2');
   const token = await fiona();
-  expect((await call('GET', '/api/owners/someone-else/approvals', { token })).status).toBe(404);
-  expect((await call('GET', '/api/owners/refunds/approvals/p2', { token })).status).toBe(404);
+  expect((await call('GET', '/api/approvals?owner=someone-else', { token })).status).toBe(404);
+  expect((await call('GET', '/api/approvals/p2?owner=refunds', { token })).status).toBe(404);
+});
+
+test('an inbox serving several owners needs the owner named: without ?owner= a request is 400 and says so, and decides nothing', async () => {
+  const fingerprint = await create('refunds', 'n1');
+  const token = await fiona();
+  for (const answer of [
+    await call('GET', '/api/approvals', { token }),
+    await call('GET', '/api/approvals/n1', { token }),
+    await call('POST', '/api/approvals/n1/decision', { token, body: { approved: true, fingerprint } }),
+  ]) {
+    expect(answer).toMatchObject({ status: 400, body: { error: { type: 'bad_request', message: expect.stringContaining('add ?owner=<owner>') } } });
+  }
+  expect((await stores.refunds.read('n1'))?.status).toBe('pending');
+  expect((await call('GET', '/api/owners/refunds/approvals/n1', { token })).status).toBe(404);
 });
 
 describe('tokens the inbox refuses: 401, and nothing is decided', () => {
@@ -121,7 +137,7 @@ describe('tokens the inbox refuses: 401, and nothing is decided', () => {
     const token = await make();
     for (const answer of [
       await call('GET', '/api/me', { token }),
-      await call('GET', '/api/owners/refunds/approvals/r1', { token }),
+      await call('GET', '/api/approvals/r1?owner=refunds', { token }),
       await call('POST', decision('refunds', 'r1'), { token, body: { approved: true, fingerprint } }),
     ]) {
       expect(answer).toMatchObject({ status: 401, body: { error: { type: 'unauthenticated' } } });
@@ -143,7 +159,7 @@ test('a cross-origin POST (or one without Origin) is 403 before anything else, w
 test('a plain GET of every link leaves the approval pending', async () => {
   await create('refunds', 'g1');
   const token = await alice();
-  for (const path of ['/', '/index.html', '/api/me', '/api/owners/refunds/approvals', '/api/owners/refunds/approvals/g1', decision('refunds', 'g1')]) {
+  for (const path of ['/', '/index.html', '/api/me', '/api/approvals?owner=refunds', '/api/approvals/g1?owner=refunds', decision('refunds', 'g1')]) {
     await call('GET', path, { token });
     await call('GET', path);
   }

@@ -22,7 +22,7 @@ export function synthesizeInboxApp(): string {
     new ApprovalsInbox(stack, 'Inbox', {
       handlers: [tools],
       signIn: InboxSignIn.cognito(),
-      approvers: [{ group: INBOX_GROUP, handlers: [tools] }],
+      approvers: [{ groups: [INBOX_GROUP], handlers: [tools] }],
     });
   });
 }

@@ -78,11 +78,17 @@ test('sign in, see the pending approval with its args and who asked, approve it,
   await page.screenshot({ path: path.join(IMAGES, 'inbox-approval.png') });
 
   const from = run.lines.length;
+  // The decision is one request: the page's only POST, and the only request that changes anything.
+  const sent: string[] = [];
+  const record = (request: { method(): string; url(): string }) => sent.push(`${request.method()} ${new URL(request.url()).pathname}`);
+  page.on('request', record);
   expect(await decideInPage(page, { approved: true })).toMatch(/Approved/);
+  page.off('request', record);
+  expect(sent.filter((r) => !r.startsWith('GET '))).toEqual([`POST /api/approvals/${pending.approval_id}/decision`]);
   const resumed = await waitForReply(run, from, (r) => r.approval_id === pending.approval_id && r.status !== 'pending_approval', 10_000);
   expect(resumed).toMatchObject({ status: 'ok', result: { refunded: 'o-4711' } });
-  const record = await localApprovalsClient(run)!.get(pending.approval_id);
-  expect(record.decided_by).toBe(`oidc:${run.inboxIssuerUrl}#${LOCAL_INBOX_USER.sub}`);
+  const decided = await localApprovalsClient(run)!.get(pending.approval_id);
+  expect(decided.decided_by).toBe(`oidc:${run.inboxIssuerUrl}#${LOCAL_INBOX_USER.sub}`);
   expect(await page.locator('main').textContent()).toContain(`oidc:${run.inboxIssuerUrl}#${LOCAL_INBOX_USER.sub}`);
 });
 
@@ -182,4 +188,26 @@ test('axe-core finds no serious or critical violation on the list, an approval, 
     reached.push(await page.evaluate(() => ((globalThis as any).document.activeElement?.textContent ?? '') as string));
   }
   expect(reached).toEqual(expect.arrayContaining(['Approve', 'Deny…']));
+});
+
+test("signing out ends the provider's session too: the page goes to its end-session endpoint, which sends it back signed out", async () => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await signInThroughPage(page, run.inboxUrl!);
+  const visited: URL[] = [];
+  const record = (request: { url(): string; isNavigationRequest(): boolean }) => {
+    if (request.isNavigationRequest()) visited.push(new URL(request.url()));
+  };
+  page.on('request', record);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  page.off('request', record);
+  const endSession = visited.find((url) => url.origin === run.inboxIssuerUrl && url.pathname === '/endsession');
+  expect(endSession?.searchParams.get('client_id')).toBeTruthy();
+  expect(endSession?.searchParams.get('post_logout_redirect_uri')).toBe(`${run.inboxUrl!.replace(/\/$/, '')}/`);
+  expect(endSession?.searchParams.get('id_token_hint')).toMatch(/^ey/);
+  // Back on the inbox, which keeps no token.
+  expect(visited[visited.length - 1].origin).toBe(new URL(run.inboxUrl!).origin);
+  const kept = await page.evaluate(() => Object.keys((globalThis as any).sessionStorage).filter((k) => /token/i.test(k)));
+  expect(kept).toEqual([]);
+  expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
 });

@@ -29,7 +29,7 @@ function inboxStack(signIn?: InboxSignIn) {
   const inbox = new ApprovalsInbox(stack, 'Inbox', {
     handlers: [refunds, payouts],
     ...(signIn ? { signIn } : {}),
-    approvers: [{ group: 'finance', handlers: [payouts] }],
+    approvers: [{ groups: ['finance'], handlers: [payouts] }],
   });
   for (const handler of [refunds, payouts]) {
     Validations.of(handler.lambdaFunction).acknowledge({ id: 'AwsSolutions-L1', reason: "The tests' handlers run on the construct's default runtime, the one the runtime library is tested on." });
@@ -62,8 +62,12 @@ test('Cognito: a pool without self sign-up and with MFA required, managed login,
   expect(client.GenerateSecret).toBe(false);
   expect(client.AllowedOAuthFlows).toEqual(['code']);
   expect(JSON.stringify(client.CallbackURLs)).toContain('ApiEndpoint');
+  // Signing out ends the Cognito session at its /logout, which sends the browser back to the inbox.
+  expect(client.LogoutURLs).toEqual(client.CallbackURLs);
   t.hasResourceProperties('AWS::Cognito::UserPoolGroup', { GroupName: 'finance' });
   const env = inboxFunction(t).Properties.Environment.Variables;
+  expect(JSON.stringify(env[INBOX_ENV.endSessionEndpoint])).toMatch(/\/logout"\]\]\}$/);
+  expect(JSON.stringify(env[INBOX_ENV.endSessionEndpoint])).toBe(JSON.stringify(env[INBOX_ENV.tokenEndpoint]).replace('/oauth2/token', '/logout'));
   expect(env[INBOX_ENV.groupsClaim]).toBe('cognito:groups');
   expect(JSON.parse(env[INBOX_ENV.approvers])).toEqual({ payouts: ['finance'] });
 });
@@ -74,6 +78,8 @@ test('OIDC: no pool; the function and the JWT authorizer take the given issuer a
   const env = inboxFunction(t).Properties.Environment.Variables;
   expect(env[INBOX_ENV.issuer]).toBe('https://login.example.com/oauth2/default');
   expect(env[INBOX_ENV.clientId]).toBe('inbox-client');
+  // Signing out: the provider's end_session_endpoint, read from its discovery document at run time.
+  expect(env[INBOX_ENV.endSessionEndpoint]).toBeUndefined();
   t.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
     AuthorizerType: 'JWT',
     JwtConfiguration: { Issuer: 'https://login.example.com/oauth2/default', Audience: ['inbox-client'] },
@@ -103,6 +109,23 @@ test("each handler learns its approvals' inbox link", () => {
   ]);
 });
 
+test("an approvers entry may name several groups, and a handler named by several entries takes every one's groups", () => {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'Groups', { env: ENV });
+  const refunds = new ToolHandler(stack, 'Refunds', props({ owner: 'refunds' }));
+  const payouts = new ToolHandler(stack, 'Payouts', props({ owner: 'payouts' }));
+  new ApprovalsInbox(stack, 'Inbox', {
+    handlers: [refunds, payouts],
+    signIn: InboxSignIn.oidc({ issuer: 'https://id.example.com', clientId: 'c' }),
+    approvers: [
+      { groups: ['support-leads', 'on-call'], handlers: [refunds] },
+      { groups: ['finance'], handlers: [refunds, payouts] },
+    ],
+  });
+  const env = inboxFunction(Template.fromStack(stack)).Properties.Environment.Variables;
+  expect(JSON.parse(env[INBOX_ENV.approvers])).toEqual({ refunds: ['support-leads', 'on-call', 'finance'], payouts: ['finance'] });
+});
+
 test('bad props are synth errors that say what to change', () => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'One', { env: ENV });
@@ -112,7 +135,9 @@ test('bad props are synth errors that say what to change', () => {
   expect(() => new ApprovalsInbox(stack, 'Empty', { handlers: [], signIn: oidc })).toThrow(/`handlers` must name at least one ToolHandler/);
   expect(() => new ApprovalsInbox(stack, 'Twice', { handlers: [tools, tools], signIn: oidc })).toThrow(/two handlers share the owner refunds/);
   expect(() => new ApprovalsInbox(stack, 'Elsewhere', { handlers: [other], signIn: oidc })).toThrow(/is in another stack; put the inbox in the stack of the handlers it serves/);
-  expect(() => new ApprovalsInbox(stack, 'NotServed', { handlers: [tools], signIn: oidc, approvers: [{ group: 'g', handlers: [other] }] })).toThrow(/names a handler .* that is not among `handlers`/);
+  expect(() => new ApprovalsInbox(stack, 'NotServed', { handlers: [tools], signIn: oidc, approvers: [{ groups: ['g'], handlers: [other] }] })).toThrow(/names a handler .* that is not among `handlers`/);
+  expect(() => new ApprovalsInbox(stack, 'NoGroups', { handlers: [tools], signIn: oidc, approvers: [{ groups: [], handlers: [tools] }] })).toThrow(/an `approvers` entry has no `groups`; name at least one group/);
+  expect(() => new ApprovalsInbox(stack, 'Spaced', { handlers: [tools], signIn: oidc, approvers: [{ groups: ['a b'], handlers: [tools] }] })).toThrow(/group must be 1 to 128 characters without spaces/);
   expect(() => new ApprovalsInbox(stack, 'Http', { handlers: [tools], signIn: InboxSignIn.oidc({ issuer: 'http://id.example.com', clientId: 'c' }) })).toThrow(/`issuer` must be an https URL/);
   expect(() => new ApprovalsInbox(stack, 'Prefix', { handlers: [tools], signIn: InboxSignIn.cognito({ domainPrefix: 'my-aws-inbox' }) })).toThrow(/`domainPrefix` must be/);
 });
