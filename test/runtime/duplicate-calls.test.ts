@@ -92,7 +92,7 @@ describe('duplicate calls (memory store)', () => {
 });
 
 /**
- * Issue 17, point 6: a lease outlives its invocation as far as the source's redelivery
+ * A lease outlives its invocation as far as the source's redelivery
  * allows. Each case has a holder whose post-run write never lands (its `finish` fails), as when
  * DynamoDB fails until the invocation's end: every other copy is answered without running, while the
  * holder's own redelivery (a crash) still runs it.

@@ -1,5 +1,5 @@
 /**
- * Issue 9, defect 3: SQS-shaped events whose fields have the wrong type never make a TypeError
+ * SQS-shaped events whose fields have the wrong type never make a TypeError
  * escape: every failure is a runtime error, a batch is answered (or, when a record cannot be
  * reported by id, refused as a whole with a ToolUsageError naming the field).
  */
@@ -25,7 +25,7 @@ const echo = tool({
 const handler = toolHandler(new ToolExecutor({ tools: [echo], approvals: false, calls: false }), { replies: false });
 const context = () => lambdaContext(10_000);
 
-describe('SQS record fields of the wrong type (defect 3)', () => {
+describe('SQS record fields of the wrong type', () => {
   test("the issue's event: a numeric eventSourceARN fails that record, with a ToolUsageError naming the field", async () => {
     const event = { Records: [{ eventSource: 'aws:sqs', eventSourceARN: 1, messageId: 'm', body: '{"tool":"echo"}' }] };
     await expect(handler(event, context())).resolves.toEqual({ batchItemFailures: [{ itemIdentifier: 'm' }] });

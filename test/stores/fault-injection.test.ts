@@ -1,10 +1,10 @@
 /**
- * Issues 9 and 17: nothing lost, nothing run twice under a slow and failing DynamoDB. Side-effecting
+ * Nothing lost, nothing run twice under a slow and failing DynamoDB. Side-effecting
  * calls, and resumes of approved approvals, go through `toolHandler` in SQS batches, with the
  * DynamoDB store behind a fault-injecting proxy (throttles, 500s, resets before and after the table
  * applied a write, stalls past the SDK's timeout); whatever a batch does not acknowledge is
  * redelivered, as SQS would, until everything is acknowledged. Then every call must have run exactly
- * once. Issue 17 adds duplicate copies (another message carrying the same call, as a producer that
+ * once. It also sends duplicate copies (another message carrying the same call, as a producer that
  * sends twice does) arriving while the first copy's lease is held, including after a post-run write
  * that never landed, and invocations that crash mid-tool, whose records come back after the
  * visibility timeout and must still run.
@@ -281,7 +281,7 @@ test(`${RESUMES} resumes of approved approvals under throttles, 500s and resets,
 }, 60_000);
 
 /**
- * Issue 17, point 6: a post-run write that never lands (the tool ran, `finish` failed until the
+ * A post-run write that never lands (the tool ran, `finish` failed until the
  * invocation's end) must survive another copy of the call without a second run. An SQS message's
  * lease holds against every other delivery while the call item lives (the message itself comes back
  * should its run have failed), so another copy, whenever it comes, is answered `already_done`

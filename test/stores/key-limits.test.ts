@@ -1,5 +1,5 @@
 /**
- * Issue 9, defect 4: every key the store writes stays within DynamoDB's 2,048-byte partition key
+ * Every key the store writes stays within DynamoDB's 2,048-byte partition key
  * limit (and the approvals index's) for every envelope the runtime accepts, and two calls never share a key.
  * dynalite counts UTF-16 units, not bytes, so the byte lengths are asserted here.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 9, defect 2: a lease or claim whose write reached the table but whose answer was lost (the
+ * A lease or claim whose write reached the table but whose answer was lost (the
  * connection reset after the table applied it) is recognised as one's own when the SDK retries, so
  * the call runs once instead of being refused (CallInProgress) or acknowledged unrun (already_done).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 9, defect 1: once the tool has returned, a slow `finish` or `complete` write must neither
+ * Once the tool has returned, a slow `finish` or `complete` write must neither
  * get the SQS record reported failed nor make a direct invoke throw, and the handler returns before
  * the invocation's end. Remaining time 1500 ms (default margin 1 s: a 500 ms deadline), the first
  * post-run write held 2500 ms before it reaches the table.
@@ -28,7 +28,7 @@ function warnings() {
   return logs.lines().filter((line) => line.level === 'WARN').map((line) => line.message);
 }
 
-describe('a slow write after the tool ran (defect 1)', () => {
+describe('a slow write after the tool ran', () => {
   test('SQS: the record is not reported failed, the handler returns in time, and the redelivery does not run the tool again', async () => {
     const { client, runs, handler } = await countingHandler();
     const hold = holdFirst(client, '"done"');
