@@ -42,11 +42,6 @@ export interface ResultOffload {
   presign(ref: ResultRef): Promise<string>;
 }
 
-/** A run's result that went to the offload store: the reply carries `result_ref`. */
-export class OffloadedResult {
-  constructor(readonly ref: ResultRef) {}
-}
-
 /** The refusal of a result too big for its way back, without an offload store. */
 export function resultTooLarge(tool: string, bytes: number, limit: number): ToolFailed {
   return new ToolFailed(
