@@ -42,10 +42,12 @@ export interface ResultOffload {
   presign(ref: ResultRef): Promise<string>;
 }
 
-/** The refusal of a result too big for its way back, without an offload store. */
+/** The refusal of a result too big for its way back, without an offload store: not retryable. */
 export function resultTooLarge(tool: string, bytes: number, limit: number): ToolFailed {
   return new ToolFailed(
     `Tool ${tool} returned a result of ${bytes} bytes of JSON, over the ${limit} bytes this call's reply can carry: ` +
       'return less, or set `resultOffload` on the ToolHandler so that large results travel by reference.',
+    // Running the tool again would give the same result, too big again.
+    { retryable: false },
   );
 }
