@@ -76,7 +76,7 @@ export interface CallIdentity {
   readonly fingerprint?: string;
   /** Whom it acts for: the delivery's caller, or on a resume the caller of the call that asked. */
   readonly caller?: Caller;
-  /** On a resume: a flow waits for the call (its approval says so), and the resume completes it. */
+  /** A flow waits for the call: its `reply_to`, or on a resume its approval says so (and the resume completes it). */
   readonly flow?: boolean;
   /** The trace it continues: the envelope's or its host's, or on a resume the asking call's. */
   readonly trace?: Trace;

@@ -16,6 +16,8 @@ export const RESULT_LIMITS = {
   sync: 6 * MB - REPLY_RESERVE_BYTES,
   /** A reply published to a bus: an SQS or EventBridge call's (EventBridge's entry limit). */
   bus: 1 * MB - REPLY_RESERVE_BYTES,
+  /** A flow's completion (`reply_to`): Step Functions' task output and a durable callback's result. */
+  flow: 256 * 1024 - REPLY_RESERVE_BYTES,
 } as const;
 
 /** Where an offloaded result is, as the reply carries it instead of `result`. */

@@ -42,7 +42,9 @@ export async function runCall(tool: Tool<any>, args: unknown, call: ToolCall, de
   if (tool.parseResult !== undefined) [json, result] = asJson(tool, await tool.parseResult(result), true);
   // A UTF-16 unit is at most 3 UTF-8 bytes: a result that surely fits is never measured.
   const offload = delivery.results;
-  const bound = offload === undefined ? (delivery.resultLimit ?? RESULT_LIMITS.sync) : Math.min(offload.threshold, delivery.resultLimit ?? RESULT_LIMITS.sync);
+  // A waiting flow takes less than any host's way back.
+  const limit = call.flow ? RESULT_LIMITS.flow : (delivery.resultLimit ?? RESULT_LIMITS.sync);
+  const bound = offload === undefined ? limit : Math.min(offload.threshold, limit);
   let ref: ResultRef | undefined;
   if (json.length * 3 > bound) {
     const bytes = Buffer.byteLength(json, 'utf8');

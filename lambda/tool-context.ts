@@ -17,6 +17,8 @@ export interface ToolCall {
   readonly caller?: Caller;
   /** The trace it continues. */
   readonly trace?: Trace;
+  /** A flow waits for the result (`reply_to`): it must fit the flow's completion. */
+  readonly flow?: boolean;
 }
 
 export function toolContext(call: ToolCall, delivery: Pick<Delivery, 'source' | 'deadline'>): ToolContext {
