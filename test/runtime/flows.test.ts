@@ -319,5 +319,6 @@ describe('a result too big for a flow\'s completion (256 KB)', () => {
     expect(completion.cause).toMatch(/^Tool big returned a result of 300000 bytes of JSON, over the \d+ bytes this call's reply can carry: .*`resultOffload`/);
     expect(completion.output).toBeUndefined();
     expect(engines.received.filter((c) => c.id === token)).toHaveLength(1);
+    expect(everything(published, answer)).not.toContain(token);
   });
 });
