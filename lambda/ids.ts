@@ -1,12 +1,16 @@
-import { createHash, hash, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { canonicalJson } from './json';
 
 /**
- * SHA-256 of `text` (UTF-8), base64url. Node.js 20.12 and later hash a string in one call, several
- * times faster than a Hash object (every call hashes its args); older versions have no `hash`.
+ * `crypto.hash`: one call, several times faster than a Hash object for a short string (every call
+ * hashes its args). Node.js 20.12 added it; looked up at run time, never imported, so that the
+ * module still loads (as ESM too) where it is missing, and hashes with a Hash object there.
  */
+const hashOnce = (process.getBuiltinModule?.('node:crypto') as { hash?: (algorithm: string, data: string, encoding: 'base64url') => string } | undefined)?.hash;
+
+/** SHA-256 of `text` (UTF-8), base64url. */
 function sha256(text: string): string {
-  return typeof hash === 'function' ? hash('sha256', text, 'base64url') : createHash('sha256').update(text).digest('base64url');
+  return hashOnce ? hashOnce('sha256', text, 'base64url') : createHash('sha256').update(text).digest('base64url');
 }
 
 function digest(parts: readonly unknown[]): string {
