@@ -129,11 +129,9 @@ export function parseEnvelope(payload: unknown, options: ParseEnvelopeOptions = 
   };
 }
 
-const CALL_KEYS = new Set(['tool', 'args', 'run_id', 'call_id', 'reply_to', 'trace']);
-
 /** What callSchema accepts, when it has no other keys and its ids and args are all well formed (or absent). */
 export function isPlainCall(object: JsonObject): boolean {
-  for (const key in object) if (!CALL_KEYS.has(key)) return false;
+  for (const key in object) if (!Object.hasOwn(callSchema.shape, key)) return false;
   const { tool, args, run_id: runId, call_id: callId } = object;
   return typeof tool === 'string' && TOOL_NAME_PATTERN.test(tool) && (args === undefined || isJsonObject(args)) && isIdOrAbsent(runId) && isIdOrAbsent(callId);
 }
