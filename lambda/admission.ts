@@ -21,19 +21,16 @@ export async function admitRate(tool: Tool<any>, call: PlainCall, calls: CallSto
   const { limit, window, by } = tool.rateLimit!;
   if (!calls?.countCall) {
     throw new AdapterError(
-      `Tool ${tool.name} has a \`rateLimit\`, but no state store counts calls here: deploy it with the construct ` +
-        '(its table keeps the counts), or pass ToolExecutor a `calls` store (MemoryApprovalStore in tests).',
-      { retryable: false },
+      `Tool ${tool.name} has a \`rateLimit\`, but no state store counts calls here: deploy it with the construct, or give ToolExecutor a \`calls\` store.`,
     );
   }
   const ms = window * 1000;
-  const start = Math.floor(now / ms) * ms;
+  const end = Math.ceil((now + 1) / ms) * ms;
   const counter = JSON.stringify(by === 'tool' ? [tool.name] : [tool.name, call.caller?.id ?? null]);
-  if (await calls.countCall({ counter, start, end: start + ms, limit })) return;
-  const retryAfter = Math.max(1, Math.ceil((start + ms - now) / 1000));
-  const whose = by === 'tool' ? '' : call.caller ? ' for this caller' : ' for calls without a caller';
+  if (await calls.countCall({ counter, start: end - ms, end, limit })) return;
+  const retryAfter = Math.ceil((end - now) / 1000);
   throw new RateLimited(
-    `Tool ${tool.name} allows ${limit} calls per ${window} s${whose}, and this window has had them: retry in ${retryAfter} s.`,
+    `Tool ${tool.name} allows ${limit} calls per ${window} s${by === 'tool' ? '' : call.caller ? ' for this caller' : ' for calls without a caller'}, and this window has had them: retry in ${retryAfter} s.`,
     retryAfter,
   );
 }

@@ -68,7 +68,7 @@ export interface Redelivery {
 }
 
 /** A call as the executor hands it to a protocol: its ids, its fingerprint, and whom it acts for. */
-export type PlainCall = Required<Pick<CallIdentity, 'tool' | 'runId' | 'callId' | 'fingerprint'>> & Pick<CallIdentity, 'caller' | 'trace'>;
+export type PlainCall = Required<Pick<CallIdentity, 'tool' | 'runId' | 'callId' | 'fingerprint'>> & Pick<CallIdentity, 'caller' | 'trace' | 'flow'>;
 
 /** How one envelope ended: what every step after the executor reads, up to the host's answer. */
 export type Outcome = Replied | Failed;

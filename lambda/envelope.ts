@@ -74,7 +74,7 @@ const toolName = z.string().superRefine((value, ctx) => {
   ctx.addIssue({ code: 'custom', message: `\`tool\` ${problem}` });
 });
 
-const callSchema = z.strictObject({
+export const callSchema = z.strictObject({
   tool: toolName,
   args: z.custom<JsonObject>(isJsonObject, { error: '`args` must be a JSON object' }).optional(),
   run_id: idString('run_id').optional(),
@@ -108,7 +108,9 @@ export function parseEnvelope(payload: unknown, options: ParseEnvelopeOptions = 
     const resume = validate(resumeSchema, object, 'a resume');
     return { isResume: true, approvalId: resume.approval_id };
   }
-  const call = validate(callSchema, object, 'a call');
+  // The common envelope is checked by hand, as callSchema would; any other goes through the schema,
+  // which words the refusal.
+  const call = isPlainCall(object) ? (object as z.infer<typeof callSchema>) : validate(callSchema, object, 'a call');
   const replyTo = call.reply_to === undefined ? undefined : readReplyTo(call.reply_to);
   if (typeof replyTo === 'string') throw new ToolUsageError(`Invalid envelope: ${replyTo}.`);
   const derived =
@@ -121,9 +123,21 @@ export function parseEnvelope(payload: unknown, options: ParseEnvelopeOptions = 
     args: call.args ?? {},
     runId: call.run_id ?? derived!.runId,
     callId: call.call_id ?? derived!.callId,
-    ...(replyTo === undefined ? {} : { replyTo }),
+    // Every key always present (one shape for every call): no spread on the per-call path.
+    replyTo,
     trace: envelopeTrace(call.trace),
   };
+}
+
+/** What callSchema accepts, when it has no other keys and its ids and args are all well formed (or absent). */
+export function isPlainCall(object: JsonObject): boolean {
+  for (const key in object) if (!Object.hasOwn(callSchema.shape, key)) return false;
+  const { tool, args, run_id: runId, call_id: callId } = object;
+  return typeof tool === 'string' && TOOL_NAME_PATTERN.test(tool) && (args === undefined || isJsonObject(args)) && isIdOrAbsent(runId) && isIdOrAbsent(callId);
+}
+
+function isIdOrAbsent(value: unknown): boolean {
+  return value === undefined || (typeof value === 'string' && value.length > 0 && value.length <= MAX_ID && !ID_FORBIDDEN.test(value));
 }
 
 /** The envelope as it travels, which `parseEnvelope` reads back into the same envelope. */

@@ -67,11 +67,14 @@ export class ApprovalDenied extends AdapterError {
   }
 }
 
-/** The tool threw, or returned something that is not JSON. `cause` keeps the original. */
+/**
+ * The tool threw, or returned something that is not JSON or too big for its way back. `cause` keeps
+ * the original. Retryable, but for a result too big to travel: the same result would be again.
+ */
 export class ToolFailed extends AdapterError {
   override readonly name: string = 'ToolFailed';
   constructor(message: string, options?: ToolHandlerErrorOptions) {
-    super(message, { ...options, retryable: true });
+    super(message, { ...options, retryable: options?.retryable ?? true });
   }
 }
 

@@ -98,6 +98,7 @@ export class ToolExecutor implements EnvelopeRouter {
         fingerprint: callFingerprint(tool.name, envelope.args),
         caller: delivery.caller,
         trace: envelope.trace ?? delivery.trace,
+        flow: envelope.replyTo !== undefined,
       };
       identity = call;
       const args = await tool.parseArgs(envelope.args);

@@ -4,7 +4,7 @@
  */
 import { startDeadline } from './deadline';
 import { endCall } from './call-ended';
-import type { CallEnded, Delivery, EnvelopeRouter, Outcome } from './delivery';
+import type { CallEnded, Delivery, EndedEnvelope, EnvelopeRouter, Outcome } from './delivery';
 import { parseEnvelope, type Envelope } from './envelope';
 import { asToolHandlerError } from './errors';
 import type { Reply } from './reply';
@@ -63,8 +63,10 @@ export async function runEnvelope(executor: EnvelopeRouter, payload: unknown, de
   } catch (error) {
     outcome = { ok: false, error: asToolHandlerError(error), identity: {} };
   }
-  return endCall(outcome, delivery, started, executor, envelope && (envelope.isResume ? { resume: true } : { replyTo: envelope.replyTo }));
+  return endCall(outcome, delivery, started, executor, envelope && (envelope.isResume ? RESUMED : envelope));
 }
+
+const RESUMED: EndedEnvelope = { resume: true };
 
 function toSet(tools: HandleEnvelopeOptions['tools']): ReadonlySet<string> | undefined {
   if (tools === undefined || tools instanceof Set) return tools as ReadonlySet<string> | undefined;

@@ -25,17 +25,6 @@ export function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
   return false;
 }
 
-/**
- * `value` as JSON would carry it (`undefined` becomes `null`). Throws a TypeError for what JSON
- * cannot hold: BigInt, cycles, a bare function or symbol.
- */
-export function jsonRoundTrip(value: unknown): unknown {
-  if (value === undefined) return null;
-  const text = JSON.stringify(value);
-  if (text === undefined) throw new TypeError(`a ${typeof value} is not JSON`);
-  return JSON.parse(text);
-}
-
 /** JSON with object keys sorted, so that equal data always gives equal text. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, node: unknown) => {

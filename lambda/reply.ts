@@ -76,13 +76,17 @@ export interface CallIdentity {
   readonly fingerprint?: string;
   /** Whom it acts for: the delivery's caller, or on a resume the caller of the call that asked. */
   readonly caller?: Caller;
-  /** On a resume: a flow waits for the call (its approval says so), and the resume completes it. */
+  /** A flow waits for the call: its `reply_to`, or on a resume its approval says so (and the resume completes it). */
   readonly flow?: boolean;
   /** The trace it continues: the envelope's or its host's, or on a resume the asking call's. */
   readonly trace?: Trace;
 }
 
 export function errorReply(error: ToolHandlerError, identity: CallIdentity): ErrorReply {
+  const fields: { -readonly [K in keyof ErrorReply['error']]: ErrorReply['error'][K] } = { type: error.name, message: error.message, retryable: error.retryable };
+  // A `RateLimited` error's retry time.
+  const retryAfter = (error as { retry_after_s?: number }).retry_after_s;
+  if (retryAfter !== undefined) fields.retry_after_s = retryAfter;
   return {
     status: 'error',
     tool: identity.tool ?? null,
@@ -90,13 +94,6 @@ export function errorReply(error: ToolHandlerError, identity: CallIdentity): Err
     call_id: identity.callId ?? null,
     ...(identity.approvalId === undefined ? {} : { approval_id: identity.approvalId }),
     ...(identity.trace === undefined ? {} : { trace_id: identity.trace.traceId }),
-    error: errorFields(error),
+    error: fields,
   };
-}
-
-/** An error as replies carry it: with `retry_after_s` when it has one (`RateLimited`). */
-export function errorFields(error: ToolHandlerError): ErrorReply['error'] {
-  const retryAfter = (error as { retry_after_s?: number }).retry_after_s;
-  if (retryAfter === undefined) return { type: error.name, message: error.message, retryable: error.retryable };
-  return { type: error.name, message: error.message, retryable: error.retryable, retry_after_s: retryAfter };
 }

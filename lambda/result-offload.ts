@@ -16,6 +16,8 @@ export const RESULT_LIMITS = {
   sync: 6 * MB - REPLY_RESERVE_BYTES,
   /** A reply published to a bus: an SQS or EventBridge call's (EventBridge's entry limit). */
   bus: 1 * MB - REPLY_RESERVE_BYTES,
+  /** A flow's completion (`reply_to`): Step Functions' task output and a durable callback's result. */
+  flow: 256 * 1024 - REPLY_RESERVE_BYTES,
 } as const;
 
 /** Where an offloaded result is, as the reply carries it instead of `result`. */
@@ -42,15 +44,12 @@ export interface ResultOffload {
   presign(ref: ResultRef): Promise<string>;
 }
 
-/** A run's result that went to the offload store: the reply carries `result_ref`. */
-export class OffloadedResult {
-  constructor(readonly ref: ResultRef) {}
-}
-
-/** The refusal of a result too big for its way back, without an offload store. */
+/** The refusal of a result too big for its way back, without an offload store: not retryable. */
 export function resultTooLarge(tool: string, bytes: number, limit: number): ToolFailed {
   return new ToolFailed(
     `Tool ${tool} returned a result of ${bytes} bytes of JSON, over the ${limit} bytes this call's reply can carry: ` +
       'return less, or set `resultOffload` on the ToolHandler so that large results travel by reference.',
+    // Running the tool again would give the same result, too big again.
+    { retryable: false },
   );
 }

@@ -17,23 +17,21 @@ export interface ToolCall {
   readonly caller?: Caller;
   /** The trace it continues. */
   readonly trace?: Trace;
+  /** A flow waits for the result (`reply_to`): it must fit the flow's completion. */
+  readonly flow?: boolean;
 }
 
 export function toolContext(call: ToolCall, delivery: Pick<Delivery, 'source' | 'deadline'>): ToolContext {
-  const context = toolContextOf(call, delivery);
-  // Added after the literal: a call without a trace builds the context exactly as before.
-  if (call.trace !== undefined) (context as { trace?: Trace }).trace = call.trace;
-  return context;
-}
-
-function toolContextOf(call: ToolCall, delivery: Pick<Delivery, 'source' | 'deadline'>): ToolContext {
-  return {
+  // One literal of the keys every call has, the others added: no spreads on the per-call path.
+  const context: { -readonly [K in keyof ToolContext]: ToolContext[K] } = {
     runId: call.runId,
     callId: call.callId,
-    ...(call.approvalId === undefined ? {} : { approvalId: call.approvalId }),
-    ...(call.caller === undefined ? {} : { caller: call.caller }),
     source: delivery.source,
     signal: delivery.deadline.signal,
     deadline: delivery.deadline.at,
   };
+  if (call.approvalId !== undefined) context.approvalId = call.approvalId;
+  if (call.caller !== undefined) context.caller = call.caller;
+  if (call.trace !== undefined) context.trace = call.trace;
+  return context;
 }

@@ -163,8 +163,8 @@ export function tool<Schema extends $ZodType = $ZodType<JsonObject>, Result exte
     requiresCaller,
     output,
     rateLimit: options.rateLimit === undefined ? undefined : checkRateLimit(name, options.rateLimit),
-    parseResult: output ? (result) => parseResultWith(output, name, result) : undefined,
-    parseArgs: input ? (args) => parseWith(input, name, args) : (args) => args as Output<Schema>,
+    parseResult: output ? (result) => parseWith(output, name, result, false) : undefined,
+    parseArgs: input ? (args) => parseWith(input, name, args, true) : (args) => args as Output<Schema>,
     needsApproval: typeof requiresApproval === 'function' ? (args) => requiresApproval(args) === true : () => requiresApproval,
     run: options.run,
   };
@@ -172,20 +172,20 @@ export function tool<Schema extends $ZodType = $ZodType<JsonObject>, Result exte
 
 type SafeParseResult<T> = Awaited<ReturnType<typeof safeParseAsync<$ZodType<T>>>>;
 
-async function parseWith<Schema extends $ZodType>(schema: Schema, toolName: string, args: JsonObject): Promise<Output<Schema>> {
-  const result = await safeParse(schema, args);
+/**
+ * The args (`isArgs`) or the result, checked; the message names paths and what was expected, never
+ * the value that came: a `ToolUsageError` for args, `ToolOutputInvalid` for a result.
+ */
+async function parseWith(schema: $ZodType, toolName: string, data: unknown, isArgs: boolean): Promise<any> {
+  const result = await safeParse(schema, data);
   if (result.success) return result.data;
-  throw new ToolUsageError(`Invalid args for tool ${toolName}: ${problemsOf(result, 'args')}.`, { cause: result.error });
-}
-
-/** The result, checked; the message names paths and what was expected, never the value that came. */
-async function parseResultWith(schema: $ZodType, toolName: string, result: unknown): Promise<unknown> {
-  const parsed = await safeParse(schema, result);
-  if (parsed.success) return parsed.data;
-  throw new ToolOutputInvalid(
-    `Tool ${toolName} returned a result that does not match its \`output\` schema: ${problemsOf(parsed, 'result')}; ` +
-      'fix the tool or its schema.',
-  );
+  const problems = result.error.issues
+    .slice(0, 5)
+    .map((issue) => `\`${pathOf(isArgs ? 'args' : 'result', issue.path)}\`: ${issue.message}`)
+    .join('; ');
+  throw isArgs
+    ? new ToolUsageError(`Invalid args for tool ${toolName}: ${problems}.`, { cause: result.error })
+    : new ToolOutputInvalid(`Tool ${toolName} returned a result that does not match its \`output\` schema: ${problems}; fix the tool or its schema.`);
 }
 
 function safeParse<Schema extends $ZodType>(schema: Schema, data: unknown): Promise<SafeParseResult<Output<Schema>>> {
@@ -195,24 +195,19 @@ function safeParse<Schema extends $ZodType>(schema: Schema, data: unknown): Prom
   return typeof own === 'function' ? own.call(schema, data) : safeParseAsync(schema, data);
 }
 
-function problemsOf(result: Extract<SafeParseResult<unknown>, { success: false }>, root: string): string {
-  return result.error.issues
-    .slice(0, 5)
-    .map((issue) => `\`${pathOf(root, issue.path)}\`: ${issue.message}`)
-    .join('; ');
-}
-
 function checkRateLimit(name: string, rateLimit: RateLimit): Required<RateLimit> {
   const { limit, window, by = 'caller' } = rateLimit ?? ({} as RateLimit);
-  for (const [key, value] of [['limit', limit], ['window', window]] as const) {
-    if (!Number.isInteger(value) || value < 1) {
-      throw configError(`tool ${name} \`rateLimit.${key}\` must be a whole number of at least 1, got: ${String(value)}.`);
-    }
-  }
-  if (by !== 'caller' && by !== 'tool') {
-    throw configError(`tool ${name} \`rateLimit.by\` must be 'caller' or 'tool', got: ${JSON.stringify(by)}.`);
+  const wrong = !isCount(limit) ? 'limit' : !isCount(window) ? 'window' : by !== 'caller' && by !== 'tool' ? 'by' : undefined;
+  if (wrong) {
+    const expected = wrong === 'by' ? "'caller' or 'tool'" : 'a whole number of at least 1';
+    const got: unknown = { limit, window, by }[wrong];
+    throw configError(`tool ${name} \`rateLimit.${wrong}\` must be ${expected}, got: ${typeof got === 'string' ? JSON.stringify(got) : String(got)}.`);
   }
   return { limit, window, by };
+}
+
+function isCount(value: unknown): boolean {
+  return Number.isInteger(value) && (value as number) >= 1;
 }
 
 function isZodSchema(value: unknown): value is $ZodType {

@@ -35,8 +35,8 @@ export function traceOf(traceparent: unknown, tracestate: unknown, source: strin
 /** The envelope's `trace`: `{ traceparent, tracestate? }`. */
 export function envelopeTrace(value: unknown): Trace | undefined {
   if (value === undefined) return undefined;
-  const { traceparent = null, tracestate } = ((typeof value === 'object' && value) || {}) as { traceparent?: unknown; tracestate?: unknown };
-  return traceOf(traceparent, tracestate, 'envelope');
+  const trace = value as { traceparent?: unknown; tracestate?: unknown } | null;
+  return traceOf(trace?.traceparent ?? null, trace?.tracestate, 'envelope');
 }
 
 /** X-Ray's `Root=1-<8 hex>-<24 hex>;Parent=<16 hex>;Sampled=<0|1>` as a traceparent. */

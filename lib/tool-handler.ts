@@ -462,6 +462,17 @@ export class ToolHandler extends Construct implements IToolHandler {
   }
 
   /**
+   * Calls refused by their tool's `rateLimit` (`RateLimited`, 1 each; absent for other calls, so the
+   * Sum counts the refusals). Its alarm, if you want one, is yours: a refusal is the limit working.
+   *
+   * @param tool a name of `allowedTools`. Default: every call, whatever tool it names
+   * @param props metric options. Default: Sum over 5 minutes
+   */
+  public metricRateLimited(tool?: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metrics.rateLimited(tool, props);
+  }
+
+  /**
    * Approvals of this handler still pending, as the expirer counts them every run (every 4 minutes).
    *
    * @param props metric options. Default: Maximum over 5 minutes

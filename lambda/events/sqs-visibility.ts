@@ -24,32 +24,24 @@ function sqsSdk(): typeof import('@aws-sdk/client-sqs') {
 export async function delayRetry(record: ReceivedSqsRecord, ended: CallEnded): Promise<void> {
   const { outcome } = ended;
   if (outcome.ok || !(outcome.error instanceof RateLimited)) return;
-  const queueUrl = queueUrlOf(record.eventSourceARN);
-  if (queueUrl === undefined || typeof record.receiptHandle !== 'string') return;
+  // `arn:<partition>:sqs:<region>:<account>:<name>` as the queue's URL.
+  const [, partition, service, region, account, name, extra] = String(record.eventSourceARN).split(':');
   try {
+    if (service !== 'sqs' || extra !== undefined || typeof record.receiptHandle !== 'string') throw new TypeError('not an SQS record');
     const { ChangeMessageVisibilityCommand, SQSClient } = sqsSdk();
     // With an endpoint of its own (a local run, tests), the SDK must not send to the queue URL's host.
     sharedClient ??= new SQSClient({ region: resolveRegion(), useQueueUrlAsEndpoint: !process.env.AWS_ENDPOINT_URL_SQS });
     await sharedClient.send(
       new ChangeMessageVisibilityCommand({
-        QueueUrl: queueUrl,
+        QueueUrl: `https://sqs.${region}.amazonaws.com${partition === 'aws-cn' ? '.cn' : ''}/${account}/${name}`,
         ReceiptHandle: record.receiptHandle,
         VisibilityTimeout: Math.min(outcome.error.retry_after_s, MAX_VISIBILITY_S),
       }),
     );
   } catch (error) {
-    logWarning("the rate-limited record's visibility could not be set: it comes back at the queue's visibility timeout", {
+    logWarning("a rate-limited record's visibility was not set: it comes back at the queue's visibility timeout", {
       message_id: record.messageId as string,
       error: (error as Error).message,
     });
   }
-}
-
-/** `arn:<partition>:sqs:<region>:<account>:<name>` as the queue's URL. */
-function queueUrlOf(arn: unknown): string | undefined {
-  const parts = typeof arn === 'string' ? arn.split(':') : [];
-  if (parts.length !== 6 || parts[2] !== 'sqs') return undefined;
-  const [, partition, , region, account, name] = parts;
-  const domain = partition === 'aws-cn' ? 'amazonaws.com.cn' : 'amazonaws.com';
-  return `https://sqs.${region}.${domain}/${account}/${name}`;
 }

@@ -145,7 +145,7 @@ async function runClaimed(
   try {
     if (record.decidedFingerprint !== callFingerprint(record.tool, record.args)) throw notDecidedOn(record);
     const args = await tool.parseArgs(record.args);
-    reply = await runCall(tool, args, { runId, callId, approvalId, caller: record.requestedBy, trace }, delivery);
+    reply = await runCall(tool, args, { runId, callId, approvalId, caller: record.requestedBy, trace, flow: record.flow !== undefined }, delivery);
   } catch (error) {
     // A run that timed out may still be going: its claim lapses at the invocation's end.
     if (!(error instanceof ToolTimeout)) {

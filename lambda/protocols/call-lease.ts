@@ -46,7 +46,7 @@ export async function runLeased(
   }
   let reply: OkReply;
   try {
-    reply = await runCall(tool, args, { runId, callId, caller: call.caller, trace: call.trace }, delivery);
+    reply = await runCall(tool, args, call, delivery);
   } catch (error) {
     // A run that timed out may still be going: its lease stands until the invocation ends.
     if (!(error instanceof ToolTimeout)) {

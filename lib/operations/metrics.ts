@@ -42,6 +42,10 @@ export class HandlerMetrics {
     return this.perCall(CALL_METRICS.duration, cloudwatch.Stats.AVERAGE, tool, props, 'metricDuration');
   }
 
+  rateLimited(tool: string | undefined, props: cloudwatch.MetricOptions | undefined): cloudwatch.Metric {
+    return this.perCall(CALL_METRICS.rateLimited, cloudwatch.Stats.SUM, tool, props, 'metricRateLimited');
+  }
+
   approvalsRequested(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric(CALL_METRICS.approvalsRequested, cloudwatch.Stats.SUM, {}, props);
   }

@@ -68,6 +68,7 @@ describe('metric methods', () => {
     ['metricCalls', 'Calls', 'Sum', () => tools.metricCalls()],
     ['metricFailed', 'Failed', 'Sum', () => tools.metricFailed()],
     ['metricDuration', 'Duration', 'Average', () => tools.metricDuration()],
+    ['metricRateLimited', 'RateLimited', 'Sum', () => tools.metricRateLimited()],
     ['metricPendingApprovals', 'PendingApprovals', 'Maximum', () => tools.metricPendingApprovals()],
     ['metricOldestPendingApprovalAge', 'OldestPendingApprovalAge', 'Maximum', () => tools.metricOldestPendingApprovalAge()],
   ])('%s: %s under [Owner], %s over 5 minutes', (_method, name, statistic, metric) => {
@@ -96,6 +97,7 @@ describe('metric methods', () => {
   test('a tool outside `tools` is refused: the handler never counts it per tool', () => {
     expect(() => tools.metricCalls('nope')).toThrow(/Ops\/Tools: metricCalls: `tool` must be one of `tools` \(add, refund\).*got: "nope"/);
     expect(() => tools.metricFailed('nope')).toThrow(/metricFailed/);
+    expect(() => tools.metricRateLimited('nope')).toThrow(/metricRateLimited/);
   });
 });
 

@@ -66,14 +66,20 @@ describe('without resultOffload: just under each host\'s limit travels, just ove
     expect(over).toMatchObject({ status: 'error', error: { type: 'ToolFailed', message: expect.stringContaining('over the') } });
   });
 
-  test('an SQS call (its reply goes to a bus: 1 MB)', async () => {
+  test('an SQS call (its reply goes to a bus: 1 MB); the failure is not retryable, so SQS does not run the tool again for the same too-big result', async () => {
     published.length = 0;
     const h = handler();
     const answer: any = await quietly(() =>
       h(sqsEvent(sqsRecord('under', { tool: 'big', args: { bytes: RESULT_LIMITS.bus } }), sqsRecord('over', { tool: 'big', args: { bytes: RESULT_LIMITS.bus + 1 } })), lambdaContext(30_000)),
     );
-    expect(answer.batchItemFailures).toEqual([{ itemIdentifier: 'over' }]);
-    expect(published.map((r) => (r.status === 'error' ? r.error.type : r.status)).sort()).toEqual(['ToolFailed', 'ok']);
+    // The error reply reached the bus and cannot change by retrying: the record is done, not redelivered.
+    expect(answer.batchItemFailures).toEqual([]);
+    expect(published.map((r) => (r.status === 'error' ? `${r.error.type} ${r.error.retryable}` : r.status)).sort()).toEqual(['ToolFailed false', 'ok']);
+  });
+
+  test('a direct invoke: the ToolFailed is not retryable', async () => {
+    const error = await quietly(() => handler()({ tool: 'big', args: { bytes: RESULT_LIMITS.sync + 1 } }).then(() => undefined, (e: unknown) => e));
+    expect(error).toMatchObject({ name: 'ToolFailed', retryable: false });
   });
 
   test('an EventBridge call (1 MB)', async () => {

@@ -12,7 +12,9 @@ import { flowTarget } from '../../lambda/results/flow-target';
 import { handleEnvelope, MemoryApprovalStore, tool, toolHandler, ToolExecutor, ToolUsageError, type ReplyPublisher } from '../../lambda';
 import { startFlowEngines, type FlowEnginesStandIn } from '../../local/flow-engines';
 import { captureLogs, sqsEvent, sqsRecord } from '../support/events';
-import { LOCAL_AWS_ENV } from '../support/local-aws';
+import { S3ResultOffload } from '../../lambda/result-offload-s3';
+import { startS3, type LocalS3 } from '../../local/s3';
+import { LOCAL_AWS_ACCESS, LOCAL_AWS_ENV } from '../support/local-aws';
 
 const TOKEN = 'AQCEAAAAKgAAAAMAAAAAAAAAAU-secret-task-token-0123456789';
 const CALLBACK = 'cb-secret-callback-id-9876543210';
@@ -247,5 +249,76 @@ describe('reply_to in the envelope', () => {
     await expect(handleEnvelope(executor(), { approval_id: 'apr_1', reply_to: { kind: 'sfn', task_token: TOKEN } })).rejects.toThrow(
       /key `reply_to` is not allowed in a resume/,
     );
+  });
+});
+
+describe('a result too big for a flow\'s completion (256 KB)', () => {
+  /** Answers a string whose JSON is exactly `bytes` bytes. */
+  const big = tool({ name: 'big', input: z.object({ bytes: z.number() }), run: ({ bytes }) => 'x'.repeat(bytes - 2) });
+  const bigRefund = tool({ name: 'big_refund', input: z.object({ bytes: z.number() }), requiresApproval: true, run: ({ bytes }) => 'x'.repeat(bytes - 2) });
+  let s3: LocalS3;
+
+  beforeAll(async () => {
+    s3 = await startS3(LOCAL_AWS_ACCESS);
+    process.env.AWS_ENDPOINT_URL_S3 = s3.url;
+  });
+  afterAll(async () => {
+    delete process.env.AWS_ENDPOINT_URL_S3;
+    await s3.close();
+  });
+
+  function handlerWith(threshold?: number) {
+    const approvals = new MemoryApprovalStore({ ttlSeconds: 60 });
+    const published: unknown[] = [];
+    const resultOffload = threshold === undefined ? false : new S3ResultOffload({ bucket: 'results', threshold, expiryDays: 7 });
+    const handler = toolHandler(new ToolExecutor({ tools: [big, bigRefund], approvals }), { replies: { publish: async (reply) => void published.push(reply) }, resultOffload });
+    return { handler, approvals, published };
+  }
+
+  test.each([
+    ['at the default threshold (256 KiB): the reply around it would not fit', 256 * 1024, 256 * 1024],
+    ['under a threshold set above a flow\'s limit', 1024 * 1024, 500 * 1024],
+  ])('with resultOffload, a result %s is offloaded: the flow completes with result_ref, once', async (_label, threshold, bytes) => {
+    const { handler, published } = handlerWith(threshold);
+    const { token, envelope } = sfnCall('big', { bytes });
+    const waited = engines.waitForTask(token);
+    const answer = await deliver(handler, envelope);
+    const completion = await waited;
+    expect(answer.batchItemFailures).toEqual([]);
+    expect(completion).toMatchObject({ engine: 'sfn', ok: true });
+    const reply = JSON.parse(completion.output!);
+    expect(reply).toMatchObject({ status: 'ok', tool: 'big', result_ref: { bytes, uri: expect.stringMatching(/^s3:\/\/results\//) } });
+    expect(reply).not.toHaveProperty('result');
+    expect(s3.objects.get(reply.result_ref.uri.slice('s3://'.length))).toHaveLength(bytes);
+    expect(engines.received.filter((c) => c.id === token)).toHaveLength(1);
+    expect(everything(published, answer)).not.toContain(token);
+  });
+
+  test('with resultOffload, the resume of an approval a flow waits for offloads it too', async () => {
+    const { handler, approvals, published } = handlerWith(256 * 1024);
+    const { token, envelope } = sfnCall('big_refund', { bytes: 256 * 1024 });
+    const waited = engines.waitForTask(token);
+    await deliver(handler, envelope);
+    const pending = published[0] as { status: string; approval_id: string };
+    expect(pending.status).toBe('pending_approval');
+    await approvals.decide(pending.approval_id, { approved: true, by: 'alice' });
+    await deliver(handler, { approval_id: pending.approval_id });
+    const reply = JSON.parse((await waited).output!);
+    expect(reply).toMatchObject({ status: 'ok', approval_id: pending.approval_id, result_ref: { bytes: 256 * 1024 } });
+    expect(reply).not.toHaveProperty('result');
+  });
+
+  test('without resultOffload, the flow fails at once with ToolHandler.ToolFailed saying so and how to fix it; the record is done, nothing truncated', async () => {
+    const { handler, published } = handlerWith();
+    const { token, envelope } = sfnCall('big', { bytes: 300_000 });
+    const waited = engines.waitForTask(token);
+    const answer = await deliver(handler, envelope);
+    const completion = await waited;
+    expect(answer.batchItemFailures).toEqual([]);
+    expect(completion).toMatchObject({ engine: 'sfn', ok: false, error: 'ToolHandler.ToolFailed' });
+    expect(completion.cause).toMatch(/^Tool big returned a result of 300000 bytes of JSON, over the \d+ bytes this call's reply can carry: .*`resultOffload`/);
+    expect(completion.output).toBeUndefined();
+    expect(engines.received.filter((c) => c.id === token)).toHaveLength(1);
+    expect(everything(published, answer)).not.toContain(token);
   });
 });

@@ -14,6 +14,7 @@ import {
   ToolHandlerError,
   ToolUsageError,
 } from '../../lambda';
+import { callSchema, isPlainCall } from '../../lambda/envelope';
 import { captureLogs, lambdaContext, STANDARD_QUEUE_ARN, FIFO_QUEUE_ARN } from '../support/events';
 
 const SECTION_4_ERRORS = [
@@ -126,6 +127,24 @@ describe('parseEnvelope', () => {
         } catch (error) {
           expect(error).toBeInstanceOf(ToolUsageError);
         }
+      }),
+      RUNS,
+    );
+  });
+
+  test('the hand check of a plain call accepts only what the call schema accepts, and reads the same values', () => {
+    const callLike = fc.record(
+      { tool: fc.oneof(toolName, anything), args: fc.oneof(args, anything), run_id: fc.oneof(id, anything), call_id: id, trace: anything, extra: anything },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(fc.oneof(callLike, envelopeLike), (value) => {
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
+        const object = value as Record<string, never>;
+        if (!isPlainCall(object)) return;
+        const parsed = callSchema.safeParse(object);
+        expect(parsed.success).toBe(true);
+        expect(parsed.data).toEqual({ ...object });
       }),
       RUNS,
     );

@@ -1,0 +1,88 @@
+/**
+ * A result too big for a flow's completion (256 KB), through the real handler bundles of a
+ * synthesized stack: the handler with `resultOffload` (its bundle carries the offload code) writes it
+ * to the local S3 and completes the flow with `result_ref`; the one without (its bundle leaves the
+ * offload code out) fails the flow at once with ToolHandler.ToolFailed saying so. Either way the
+ * record is done: nothing truncated, no flow left waiting.
+ */
+import * as path from 'node:path';
+import { Stack } from 'aws-cdk-lib';
+import { ToolHandler } from '../../lib';
+import { startFlowEngines, type FlowEnginesStandIn } from '../../local/flow-engines';
+import { LocalRun } from '../../local/runtime';
+import { removeMade, synthesizeApp } from '../local/sample-assembly';
+
+/** JSON of the `large` tool's result is the size plus 11 bytes (`{"data":"..."}`): exactly the default threshold. */
+const SIZE = 256 * 1024 - 11;
+let engines: FlowEnginesStandIn;
+let assembly: string;
+const runs: LocalRun[] = [];
+
+beforeAll(async () => {
+  assembly = synthesizeApp((app) => {
+    const stack = new Stack(app, 'Sizes');
+    const entry = path.join(__dirname, '..', 'fixtures', 'contract-tools.ts');
+    new ToolHandler(stack, 'Offloading', { entry, tools: ['large'], owner: 'offloading', resultOffload: {} });
+    new ToolHandler(stack, 'Plain', { entry, tools: ['large'], owner: 'plain' });
+  });
+  engines = await startFlowEngines();
+}, 180_000);
+afterAll(async () => {
+  for (const run of runs) await run.stop();
+  await engines?.close();
+  removeMade();
+});
+
+async function start(handler: string): Promise<LocalRun> {
+  const run = await LocalRun.start({ assembly, handler, print: () => undefined, expireEverySeconds: 60, sfnEndpoint: engines.url });
+  runs.push(run);
+  return run;
+}
+
+function record(messageId: string, body: unknown) {
+  return {
+    Records: [
+      {
+        messageId,
+        receiptHandle: `r-${messageId}`,
+        body: JSON.stringify(body),
+        attributes: { ApproximateReceiveCount: '1', SentTimestamp: '1', SenderId: 'local', ApproximateFirstReceiveTimestamp: '1' },
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:local-tool-queue',
+        awsRegion: 'us-east-1',
+      },
+    ],
+  };
+}
+
+test('with resultOffload: offloaded, the flow completes with result_ref and no result, once', async () => {
+  const run = await start('Offloading');
+  const token = 'size-token-offloaded';
+  const completed = engines.waitForTask(token);
+  const body = { tool: 'large', args: { size: SIZE }, run_id: 'r-big', call_id: 'c-big', reply_to: { kind: 'sfn', task_token: token } };
+  const outcome = await run.invokeHandler(record('m-big', body), undefined);
+  expect(outcome).toMatchObject({ ok: true, result: { batchItemFailures: [] } });
+  const completion = await completed;
+  expect(completion).toMatchObject({ ok: true });
+  const reply = JSON.parse(completion.output!);
+  expect(reply).toMatchObject({ status: 'ok', tool: 'large', result_ref: { bytes: SIZE + 11, uri: expect.stringMatching(/^s3:\/\/.+\/offloading\//) } });
+  expect(reply).not.toHaveProperty('result');
+  expect(engines.received.filter((c) => c.id === token)).toHaveLength(1);
+  expect(JSON.stringify(run.lines)).not.toContain(token);
+}, 60_000);
+
+test('without resultOffload: the flow fails at once with ToolHandler.ToolFailed saying so; the record is done', async () => {
+  const run = await start('Plain');
+  const token = 'size-token-plain';
+  const completed = engines.waitForTask(token);
+  const body = { tool: 'large', args: { size: SIZE }, run_id: 'r-big', call_id: 'c-big', reply_to: { kind: 'sfn', task_token: token } };
+  const outcome = await run.invokeHandler(record('m-big', body), undefined);
+  expect(outcome).toMatchObject({ ok: true, result: { batchItemFailures: [] } });
+  const completion = await completed;
+  expect(completion).toMatchObject({ ok: false, error: 'ToolHandler.ToolFailed' });
+  expect(completion.cause).toMatch(/^Tool large returned a result of \d+ bytes of JSON, over the \d+ bytes this call's reply can carry: .*`resultOffload`/);
+  expect(engines.received.filter((c) => c.id === token)).toHaveLength(1);
+  expect(JSON.stringify(run.lines)).not.toContain(token);
+}, 60_000);
