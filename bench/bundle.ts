@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
+import { foldedConstants } from '../lambda/construct-contract';
 import { OUT, ROOT } from './lib/paths';
 
 /** What NodejsFunction runs esbuild with for the construct's function (Node.js 22, minify, source map). */
@@ -21,7 +22,7 @@ export const CONSTRUCT_ESBUILD_OPTIONS: BuildOptions = {
   external: ['@aws-sdk/*'],
   logLevel: 'warning',
   // As the construct bundles a handler without `resultOffload`.
-  define: { 'process.env.TOOL_HANDLER_RESULT_OFFLOAD': '"false"' },
+  define: foldedConstants({ resultOffload: false }),
 };
 
 export const HANDLERS = {

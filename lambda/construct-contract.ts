@@ -97,6 +97,20 @@ export const INBOX_ENV = {
  * that esbuild drops the offload code from its bundle.
  */
 export const OFFLOAD_BUNDLED = 'TOOL_HANDLER_RESULT_OFFLOAD';
+/**
+ * Not a variable the function reads at run time either: the construct's bundling defines
+ * `process.env.TOOL_HANDLER_APPROVALS_VIA_ENGINE` as "true" (its handlers always name their approvals
+ * engine), so that esbuild drops the table's approval writes from the bundle.
+ */
+export const APPROVALS_VIA_ENGINE = 'TOOL_HANDLER_APPROVALS_VIA_ENGINE';
+
+/** The constants the construct's bundling defines for esbuild to fold (`OFFLOAD_BUNDLED`, `APPROVALS_VIA_ENGINE`). */
+export function foldedConstants(options: { readonly resultOffload: boolean }): Record<string, string> {
+  return {
+    [`process.env.${OFFLOAD_BUNDLED}`]: JSON.stringify(options.resultOffload ? 'true' : 'false'),
+    [`process.env.${APPROVALS_VIA_ENGINE}`]: JSON.stringify('true'),
+  };
+}
 
 /** Attributes of an approval item that the approvals engine writes (create, claim, release, complete). */
 export const APPROVAL_ATTRIBUTES = {

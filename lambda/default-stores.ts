@@ -6,6 +6,7 @@
 import { EngineApprovals } from './approvals/engine-client';
 import { ownerFrom, readSeconds, type Env } from './config';
 import { ENV } from './construct-contract';
+import { DynamoCallStore, type DynamoApprovalStoreProps } from './stores/dynamo-call-store';
 import { DynamoHandlerStore } from './stores/dynamo-handler-store';
 import { isCallStore, type HandlerApprovalStore, type CallStore } from './stores/types';
 
@@ -20,8 +21,8 @@ export interface ExecutorStoreOptions {
   readonly approvals?: HandlerApprovalStore | false;
   /**
    * Duplicate-call suppression; `false` turns it off.
-   * @default `approvals` when given (both built-in stores are call stores too), else a
-   * DynamoHandlerStore on TOOL_HANDLER_APPROVALS_TABLE, else off
+   * @default `approvals` when given (both built-in stores are call stores too), else the call items
+   * of TOOL_HANDLER_APPROVALS_TABLE, else off
    */
   readonly calls?: CallStore | false;
   /**
@@ -58,18 +59,22 @@ export function chooseStores(options: ExecutorStoreOptions, env: Env = process.e
 /**
  * The stores the environment configures. Approvals: the approvals engine named by
  * TOOL_HANDLER_APPROVALS_ENGINE, else a DynamoHandlerStore on TOOL_HANDLER_APPROVALS_TABLE, else
- * none. Duplicate calls: that table, else none.
+ * none. Duplicate calls: that table's call items, else none.
  */
 function defaultStores(env: Env): { approvals?: HandlerApprovalStore; calls?: CallStore } {
   const tableName = env[ENV.approvalsTable]?.trim();
   const engine = env[ENV.approvalsEngine]?.trim();
   const ttlSeconds = readSeconds(ENV.approvalTtlSeconds, { allowZero: false }, env);
-  const table = tableName
-    ? new DynamoHandlerStore({
-        tableName,
-        owner: ownerFrom(env),
-        ...(ttlSeconds === undefined ? {} : { ttlSeconds }),
-      })
-    : undefined;
-  return { approvals: engine ? new EngineApprovals({ functionName: engine }) : table, calls: table };
+  const table = tableName ? { tableName, owner: ownerFrom(env), ...(ttlSeconds === undefined ? {} : { ttlSeconds }) } : undefined;
+  if (engine) return { approvals: new EngineApprovals({ functionName: engine }), calls: table && new DynamoCallStore(table) };
+  // The construct's bundling defines this "true": its handlers always name their engine, and their
+  // bundle then carries none of the table's approval writes (APPROVALS_VIA_ENGINE; spelled out, as
+  // esbuild's define matches it). Without the engine (the manifest step at synth), approvals are off.
+  return process.env.TOOL_HANDLER_APPROVALS_VIA_ENGINE === 'true' ? { calls: table && new DynamoCallStore(table) } : tableStores(table);
+}
+
+/** Approvals and calls both in the table (no engine). */
+function tableStores(table: DynamoApprovalStoreProps | undefined): { approvals?: HandlerApprovalStore; calls?: CallStore } {
+  const store = table && new DynamoHandlerStore(table);
+  return { approvals: store, calls: store };
 }

@@ -21,7 +21,9 @@ export function createHandler(options: OursHandlerOptions = {}): ToolLambdaHandl
   if (process.env.BENCH_STORE === 'memory') {
     return toolHandler(new ToolExecutor({ tools, approvals: new MemoryApprovalStore() }));
   }
-  if (options.client) {
+  // The dynamo figure's handler, on a client it counts; not in the size figure's bundle (BENCH_STORE
+  // defined as "dynamo"), whose handler takes its stores from the environment as the construct's does.
+  if (options.client && process.env.BENCH_STORE !== 'dynamo') {
     const tableName = options.tableName ?? process.env.TOOL_HANDLER_APPROVALS_TABLE ?? '';
     return toolHandler(new ToolExecutor({ tools, approvals: new DynamoHandlerStore({ tableName, client: options.client }) }));
   }

@@ -1,43 +1,13 @@
 /**
  * What a tool handler needs of the approvals table: the running side of approvals (create, claim,
- * release, complete) and duplicate calls (begin, finish, abandon). `DynamoApprovalStore` adds the
+ * release, complete) and the call items (dynamo-call-store.ts). `DynamoApprovalStore` adds the
  * approvers' and operators' side; a handler's bundle that names only this class carries none of it.
  */
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { claimApproval, completeApproval, createApproval, releaseApproval } from './dynamo-approvals';
-import { abandonCall, beginCall, finishCall } from './dynamo-calls';
-import { dynamoFlows } from './dynamo-flows';
-import { countCall } from './dynamo-rate';
-import { type TableContext, tableContext } from './dynamo-table';
-import { configError } from '../errors';
-import { resolveStoreOptions, type StoreOptions } from './options';
-import type {
-  HandlerApprovalStore,
-  BeginInput,
-  BeginOutcome,
-  CallKey,
-  CallStore,
-  ClaimInput,
-  ClaimOutcome,
-  CreateApprovalInput,
-  CreateApprovalOutcome,
-  FlowStore,
-  RateWindow,
-} from './types';
+import { DynamoCallStore } from './dynamo-call-store';
+import type { ClaimInput, ClaimOutcome, CreateApprovalInput, CreateApprovalOutcome, HandlerApprovalStore } from './types';
 
-export interface DynamoApprovalStoreProps extends StoreOptions {
-  /**
-   * The approvals table: partition key `pk` (string), TTL on `expiresAt` (epoch seconds), and for
-   * `list` and `listPage` a global secondary index `approvals` keyed on `approvalId` (string).
-   */
-  readonly tableName: string;
-  /**
-   * The document client to use.
-   * @default - one client per container, made on first use, in `AWS_REGION` (or
-   * `AWS_DEFAULT_REGION`, or `us-east-1`); the SDK honours `AWS_ENDPOINT_URL_DYNAMODB`.
-   */
-  readonly client?: DynamoDBDocumentClient;
-}
+export type { DynamoApprovalStoreProps } from './dynamo-call-store';
 
 /**
  * The approvals table as a tool handler uses it (what `toolHandler` makes from
@@ -51,20 +21,7 @@ export interface DynamoApprovalStoreProps extends StoreOptions {
  * const store = new DynamoHandlerStore({ tableName: process.env.APPROVALS_TABLE! });
  * export const handler = toolHandler(new ToolExecutor({ tools, approvals: store }));
  */
-export class DynamoHandlerStore implements HandlerApprovalStore, CallStore {
-  protected readonly table: TableContext;
-  /** The `reply_to` of calls whose flows wait (docs/flows.md): flow items among the owner's call items. */
-  readonly flows: FlowStore;
-
-  constructor(props: DynamoApprovalStoreProps) {
-    if (typeof props.tableName !== 'string' || props.tableName.length === 0) {
-      throw configError(`DynamoDB store \`tableName\` must be the approvals table's name, got: ${JSON.stringify(props.tableName) ?? String(props.tableName)}.`);
-    }
-    const { ttlSeconds, now, owner } = resolveStoreOptions(props);
-    this.table = tableContext({ tableName: props.tableName, client: props.client, ttlMs: ttlSeconds * 1000, now, owner });
-    this.flows = dynamoFlows(this.table);
-  }
-
+export class DynamoHandlerStore extends DynamoCallStore implements HandlerApprovalStore {
   create(input: CreateApprovalInput): Promise<CreateApprovalOutcome> {
     return createApproval(this.table, input);
   }
@@ -79,21 +36,5 @@ export class DynamoHandlerStore implements HandlerApprovalStore, CallStore {
 
   complete(approvalId: string, token: string, result: unknown): Promise<void> {
     return completeApproval(this.table, approvalId, token, result);
-  }
-
-  begin(key: CallKey, input: BeginInput): Promise<BeginOutcome> {
-    return beginCall(this.table, key, input);
-  }
-
-  finish(key: CallKey, token: string, reply: unknown): Promise<void> {
-    return finishCall(this.table, key, token, reply);
-  }
-
-  abandon(key: CallKey, token: string): Promise<void> {
-    return abandonCall(this.table, key, token);
-  }
-
-  countCall(window: RateWindow): Promise<boolean> {
-    return countCall(this.table, window);
   }
 }

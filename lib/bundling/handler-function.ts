@@ -8,7 +8,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Duration } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { ENV, OFFLOAD_BUNDLED } from '../../lambda/construct-contract';
+import { ENV, foldedConstants } from '../../lambda/construct-contract';
 import { auditLogRetentionOf } from '../audit/audit-retention';
 import { allowlistOf } from '../allowlist';
 import { DEFAULTS, defaultArchitecture, defaultRuntime } from '../defaults';
@@ -50,9 +50,10 @@ export function createHandlerFunction(
   logGroup.grantWrite(role);
   wallOffRole(role, options.owner);
 
-  // Without `resultOffload` the bundle leaves the offload code out (a constant esbuild folds).
-  const offload = { [`process.env.${OFFLOAD_BUNDLED}`]: JSON.stringify(props.resultOffload ? 'true' : 'false') };
-  const given: nodejs.BundlingOptions = { minify: true, sourceMap: true, ...props.bundling, define: { ...offload, ...props.bundling?.define } };
+  // Constants esbuild folds: without `resultOffload` the bundle leaves the offload code out, and it
+  // always leaves out the table's approval writes (the handler reaches approvals through its engine).
+  const folded = foldedConstants({ resultOffload: props.resultOffload !== undefined });
+  const given: nodejs.BundlingOptions = { minify: true, sourceMap: true, ...props.bundling, define: { ...folded, ...props.bundling?.define } };
   const sourceMaps = given.sourceMap === true || given.sourceMapMode !== undefined;
   const bundling: nodejs.BundlingOptions = sourceMaps ? { ...given, commandHooks: withStableSourceMaps(given.commandHooks) } : given;
 

@@ -4,7 +4,9 @@
  * Configuration errors are `TypeError`s whose message starts `cdk-tool-handler: ` and names the option.
  */
 import { DynamoApprovalStore, DynamoHandlerStore, MemoryApprovalStore, tool, ToolExecutor } from '../../lambda';
+import { EngineApprovals } from '../../lambda/approvals/engine-client';
 import { ENV } from '../../lambda/construct-contract';
+import { DynamoCallStore } from '../../lambda/stores/dynamo-call-store';
 
 const echo = tool({ name: 'echo', run: (args) => args });
 const saved = process.env[ENV.approvalsTable];
@@ -24,6 +26,20 @@ describe('ToolExecutor `approvals`', () => {
     expect(executor.calls).toBeInstanceOf(DynamoHandlerStore);
     // The approvers' side (decide, list, expire) is not what a handler runs, so not in its bundle.
     expect(executor.approvals).not.toBeInstanceOf(DynamoApprovalStore);
+  });
+
+  test('with an approvals engine named (what the construct sets), approvals go to the engine and calls to the table: a store that writes no approval item', () => {
+    process.env[ENV.approvalsEngine] = 'engine-from-env';
+    try {
+      const executor = new ToolExecutor({ tools: [echo], approvals: undefined });
+      expect(executor.approvals).toBeInstanceOf(EngineApprovals);
+      expect(executor.calls).toBeInstanceOf(DynamoCallStore);
+      expect(executor.calls).not.toBeInstanceOf(DynamoHandlerStore);
+      expect((executor.calls as unknown as Record<string, unknown>).create).toBeUndefined();
+      expect((executor.calls as unknown as Record<string, unknown>).claim).toBeUndefined();
+    } finally {
+      delete process.env[ENV.approvalsEngine];
+    }
   });
 
   test('false turns approvals off, and duplicate suppression with them', () => {
