@@ -13,9 +13,6 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.dev.json' }],
   },
   testTimeout: 30000,
-  // Most suites wait on child processes, dynalite, esbuild or a browser more than they compute: on a
-  // two-core machine two workers finish sooner than jest's default (cores - 1, so one).
-  maxWorkers: Math.max(2, require('node:os').cpus().length - 1),
   // One dynalite for the whole run, on a free 127.0.0.1 port; test files read DYNALITE_ENDPOINT.
   globalSetup: '<rootDir>/test/setup/dynalite-global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/dynalite-global-teardown.ts',

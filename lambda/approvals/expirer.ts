@@ -6,7 +6,7 @@
  */
 import { expiryAudit } from './approval-audit';
 import { ownerFrom } from '../config';
-import { logAudit, logMetrics, writeLogLines } from '../log';
+import { logAudit, logMetrics, logWarning, writeLogLines } from '../log';
 import { expiryMetrics, type MetricsTarget } from '../metrics/approvals';
 import type { EventBridgeReplyPublisher } from '../reply-bus';
 import { ResultDispatcher } from '../results/dispatch';
@@ -17,7 +17,7 @@ import type { ApprovalStore } from '../stores/types';
 export { expiredDetail } from '../results/reply-bus-target';
 
 export interface ApprovalsExpirerOptions {
-  readonly store: Pick<ApprovalStore, 'expireDue'>;
+  readonly store: Pick<ApprovalStore, 'expireDue' | 'retryExpiry'>;
   /** Where `Tool Approval Expired` goes. @default - nowhere */
   readonly bus?: Pick<EventBridgeReplyPublisher, 'publishEvent'>;
   /** Other targets told of each expiry, after the bus. @default - none */
@@ -29,7 +29,9 @@ export interface ApprovalsExpirerOptions {
 export interface ExpiryOutcome {
   /** Approval ids this run marked expired. */
   readonly expired: string[];
-  /** Of those, the ones some target could not be told of (logged). */
+  /** Approval ids an earlier run marked expired whose targets this run told again. */
+  readonly retried: string[];
+  /** Of both, the ones some target could not be told of (logged): the next run tells them again. */
   readonly unannounced: string[];
 }
 
@@ -39,11 +41,17 @@ export function approvalsExpirer(options: ApprovalsExpirerOptions): () => Promis
     const run = await options.store.expireDue();
     if (options.metrics) logMetrics('approvals expirer run', {}, expiryMetrics(options.metrics, run));
     const unannounced: string[] = [];
-    for (const record of run.expired) {
-      logAudit('approval expired', expiryAudit(record, options.metrics?.owner ?? ownerFrom()));
-      if (!(await results.approvalExpired(record))) unannounced.push(record.approvalId);
+    for (const record of run.expired) logAudit('approval expired', expiryAudit(record, options.metrics?.owner ?? ownerFrom()));
+    // An expiry some target could not be told of (a waiting flow whose engine was unreachable) goes
+    // back to the next run, which tells every target again: a flow is never left waiting for it.
+    for (const record of [...run.expired, ...run.retried]) {
+      if (await results.approvalExpired(record)) continue;
+      unannounced.push(record.approvalId);
+      await options.store.retryExpiry(record.approvalId).catch((error: unknown) =>
+        logWarning('an expiry could not be handed to the next run; its targets stay untold', { approval_id: record.approvalId, error: String(error) }),
+      );
     }
     writeLogLines();
-    return { expired: run.expired.map((record) => record.approvalId), unannounced };
+    return { expired: run.expired.map((record) => record.approvalId), retried: run.retried.map((record) => record.approvalId), unannounced };
   };
 }

@@ -17,6 +17,7 @@ import type { ApprovalRecord, ExpiryRun } from './types';
 export async function expireDue(table: TableContext): Promise<ExpiryRun> {
   const at = table.now();
   const expired: ApprovalRecord[] = [];
+  const retried: ApprovalRecord[] = [];
   let pending = 0;
   let oldestPendingCreatedAt: number | undefined;
   let start: Record<string, unknown> | undefined;
@@ -43,27 +44,33 @@ export async function expireDue(table: TableContext): Promise<ExpiryRun> {
         continue;
       }
       const record = await markExpired(table, String(item[A.approvalId]));
-      if (record) expired.push(record);
+      // Marked by an earlier run (its time kept) and handed back by retryExpiry.
+      if (record) (record.expiredAt !== undefined && record.expiredAt < at ? retried : expired).push(record);
     }
     start = page.LastEvaluatedKey;
   } while (start);
-  return { at, expired, pending, ...(oldestPendingCreatedAt === undefined ? {} : { oldestPendingCreatedAt }) };
+  return { at, expired, retried, pending, ...(oldestPendingCreatedAt === undefined ? {} : { oldestPendingCreatedAt }) };
 }
 
-/** One conditional write; `undefined` when someone decided (or marked) it first. */
+/**
+ * One conditional write; `undefined` when someone decided (or marked) it first. An approval handed
+ * back by `retryExpiry` (marked, yet in the pending index again) is taken again, keeping the time
+ * it was first marked.
+ */
 async function markExpired(table: TableContext, approvalId: string): Promise<ApprovalRecord | undefined> {
   const now = table.now();
   const e = new Expression();
+  const expiredAt = e.name(A.expiredAt);
   const outcome = await write(table, 'expire', () =>
     table.client().send(
       new UpdateCommand({
         TableName: table.tableName,
         Key: approvalKey(table.owner, approvalId),
-        UpdateExpression: `SET ${e.equals(A.expiredAt, now)} REMOVE ${e.name(A.pendingOwner)}`,
+        UpdateExpression: `SET ${expiredAt} = if_not_exists(${expiredAt}, ${e.value(now)}) REMOVE ${e.name(A.pendingOwner)}`,
         ConditionExpression: [
           e.exists(TABLE.partitionKey),
           e.absent(D.decision),
-          e.absent(A.expiredAt),
+          `(${e.absent(A.expiredAt)} OR ${e.exists(A.pendingOwner)})`,
           e.equals(A.owner, table.owner),
           `${e.name(TABLE.expiresAttribute)} <= ${e.value(nowInSeconds(now))}`,
         ].join(' AND '),
@@ -73,4 +80,20 @@ async function markExpired(table: TableContext, approvalId: string): Promise<App
     ),
   );
   return outcome.ok ? toApprovalRecord(outcome.value.Attributes as Item, now) : undefined;
+}
+
+/** Puts an approval marked expired back in its owner's pending index, so that the next run takes it again. */
+export async function retryExpiry(table: TableContext, approvalId: string): Promise<void> {
+  const e = new Expression();
+  await write(table, 'expire', () =>
+    table.client().send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: approvalKey(table.owner, approvalId),
+        UpdateExpression: `SET ${e.equals(A.pendingOwner, table.owner)}`,
+        ConditionExpression: [e.exists(A.expiredAt), e.absent(D.decision), e.equals(A.owner, table.owner)].join(' AND '),
+        ...e.params(),
+      }),
+    ),
+  );
 }

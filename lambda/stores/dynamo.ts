@@ -11,7 +11,7 @@
  */
 import { getApproval, readApproval } from './dynamo-approvals';
 import { decideApproval, listApprovals, listPage } from './dynamo-decisions';
-import { expireDue } from './dynamo-expiry';
+import { expireDue, retryExpiry } from './dynamo-expiry';
 import { DynamoHandlerStore } from './dynamo-handler-store';
 import type { ApprovalRecord, ApprovalStore, DecideInput, ExpiryRun, ListApprovalsInput, ListPage, ListPageInput } from './types';
 
@@ -58,5 +58,9 @@ export class DynamoApprovalStore extends DynamoHandlerStore implements ApprovalS
 
   expireDue(): Promise<ExpiryRun> {
     return expireDue(this.table);
+  }
+
+  retryExpiry(approvalId: string): Promise<void> {
+    return retryExpiry(this.table, approvalId);
   }
 }

@@ -28,6 +28,8 @@ import type {
 interface StoredApproval {
   record: ApprovalRecord;
   claimToken?: string;
+  /** Marked expired, and handed back to the next `expireDue` (`retryExpiry`). */
+  retryExpiry?: boolean;
 }
 
 interface StoredCall {
@@ -166,10 +168,16 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
   async expireDue(): Promise<ExpiryRun> {
     const now = this.now();
     const expired: ApprovalRecord[] = [];
+    const retried: ApprovalRecord[] = [];
     let pending = 0;
     let oldestPendingCreatedAt: number | undefined;
     for (const stored of this.approvals.values()) {
       const record = stored.record;
+      if (stored.retryExpiry && record.owner === this.owner) {
+        stored.retryExpiry = false;
+        retried.push(record);
+        continue;
+      }
       if (record.status !== 'pending' || record.expiredAt !== undefined || record.owner !== this.owner) continue;
       if (record.expiresAt > now) {
         pending += 1;
@@ -179,7 +187,12 @@ export class MemoryApprovalStore implements ApprovalStore, CallStore {
       stored.record = { ...record, status: 'expired', expiredAt: now };
       expired.push(stored.record);
     }
-    return { at: now, expired, pending, ...(oldestPendingCreatedAt === undefined ? {} : { oldestPendingCreatedAt }) };
+    return { at: now, expired, retried, pending, ...(oldestPendingCreatedAt === undefined ? {} : { oldestPendingCreatedAt }) };
+  }
+
+  async retryExpiry(approvalId: string): Promise<void> {
+    const stored = this.approvals.get(approvalId);
+    if (stored?.record.expiredAt !== undefined && stored.record.status === 'expired') stored.retryExpiry = true;
   }
 
   /** Pages in creation order; `next` is the position after the page's last record. */

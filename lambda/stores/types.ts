@@ -168,9 +168,15 @@ export interface ApprovalStore extends HandlerApprovalStore {
   listPage(input?: ListPageInput): Promise<ListPage>;
   /**
    * Marks every undecided approval of the store's owner past its expiry as `expired` (final: deciding
-   * it is refused); returns the ones this call marked, and what stays pending.
+   * it is refused); returns the ones this call marked, those handed back by `retryExpiry`, and what
+   * stays pending.
    */
   expireDue(): Promise<ExpiryRun>;
+  /**
+   * Hands an approval this store marked expired to the next `expireDue` again (in `retried`): one of
+   * the expiry's targets could not be told of it (a waiting flow's engine unreachable).
+   */
+  retryExpiry(approvalId: string): Promise<void>;
 }
 
 /** What one `expireDue` did and found: the expirer's figures. */
@@ -179,6 +185,8 @@ export interface ExpiryRun {
   readonly at: number;
   /** The approvals this run marked expired. */
   readonly expired: ApprovalRecord[];
+  /** Approvals marked expired by an earlier run whose targets are to be told again (`retryExpiry`). */
+  readonly retried: ApprovalRecord[];
   /** Approvals of the store's owner still pending after the run. */
   readonly pending: number;
   /** Epoch ms at which the oldest of them was created; absent when none is pending. */

@@ -40,10 +40,10 @@ test('an undecided approval past its TTL is marked expired once, announced, and 
   expect(pending).toMatchObject({ status: 'pending_approval', expires_at: new Date(T0 + 60_000).toISOString() });
   const expirer = approvalsExpirer({ store, bus: new EventBridgeReplyPublisher({ busName: 'replies', client: bus.client() }) });
 
-  expect(await expirer()).toEqual({ expired: [], unannounced: [] }); // not yet
+  expect(await expirer()).toEqual({ expired: [], retried: [], unannounced: [] }); // not yet
   time = T0 + 60_000;
-  expect(await expirer()).toEqual({ expired: [pending.approval_id], unannounced: [] });
-  expect(await expirer()).toEqual({ expired: [], unannounced: [] }); // once
+  expect(await expirer()).toEqual({ expired: [pending.approval_id], retried: [], unannounced: [] });
+  expect(await expirer()).toEqual({ expired: [], retried: [], unannounced: [] }); // once
   expect(bus.received).toEqual([
     {
       EventBusName: 'replies',
@@ -84,21 +84,39 @@ test('decided approvals and approvals of another owner are never marked', async 
   const theirs = new DynamoApprovalStore({ tableName: table.tableName, client: table.client, now: () => time, ttlSeconds: 60, owner: 'other' });
   await theirs.create({ ...base, approvalId: 'theirs', callId: 'c2' });
   time = T0 + 120_000;
-  expect(await approvalsExpirer({ store })()).toEqual({ expired: [], unannounced: [] });
+  expect(await approvalsExpirer({ store })()).toEqual({ expired: [], retried: [], unannounced: [] });
   expect(await store.read('decided')).toMatchObject({ status: 'approved' });
   expect(await theirs.read('theirs')).toMatchObject({ status: 'expired' });
   expect((await theirs.read('theirs'))?.expiredAt).toBeUndefined();
 });
 
-test('a bus that fails: the approval is still marked, the miss is reported and logged', async () => {
+test('a bus that fails: the approval is still marked, the miss is reported and logged, and the next run tells it again', async () => {
   await store.create({ approvalId: 'a', tool: 'refund', args: {}, runId: 'r', callId: 'c', fingerprint: callFingerprint('refund', {}) });
   time = T0 + 60_000;
-  const failing = { publishEvent: async () => Promise.reject(new Error('bus down')) };
-  const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  let down = true;
+  const published: unknown[] = [];
+  const flaky = { publishEvent: async (event: unknown) => (down ? Promise.reject(new Error('bus down')) : void published.push(event)) };
+  const lines: string[] = [];
+  const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => (lines.push(...String(chunk).split('\n').filter(Boolean)), true));
+  const expirer = approvalsExpirer({ store, bus: flaky, metrics: { owner: 'handler', namespace: 'Test' } });
   try {
-    expect(await approvalsExpirer({ store, bus: failing })()).toEqual({ expired: ['a'], unannounced: ['a'] });
+    expect(await expirer()).toEqual({ expired: ['a'], retried: [], unannounced: ['a'] });
+    expect(await store.read('a')).toMatchObject({ status: 'expired', expiredAt: T0 + 60_000 });
+    // Still expired for everyone else: deciding it is refused, and it is in no pending list.
+    expect((await store.listPage({ status: 'pending' })).records).toEqual([]);
+    await expect(store.decide('a', { approved: true, by: 'x' })).rejects.toThrow(/expired/);
+    down = false;
+    time += 300_000;
+    expect(await expirer()).toEqual({ expired: [], retried: ['a'], unannounced: [] });
+    expect(await expirer()).toEqual({ expired: [], retried: [], unannounced: [] }); // told: done
   } finally {
     write.mockRestore();
   }
-  expect(await store.read('a')).toMatchObject({ status: 'expired' });
+  expect(published).toHaveLength(1);
+  // The time it expired is kept; its audit record and its count are written once.
+  expect(await store.read('a')).toMatchObject({ status: 'expired', expiredAt: T0 + 60_000 });
+  const records = lines.filter((line) => line.includes('"record":"audit"'));
+  expect(records).toHaveLength(1);
+  const counts = lines.map((line) => JSON.parse(line)).filter((line) => line.ApprovalsExpired !== undefined).map((line) => line.ApprovalsExpired);
+  expect(counts).toEqual([1, 0, 0]);
 });

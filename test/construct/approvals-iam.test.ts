@@ -105,6 +105,9 @@ beforeAll(async () => {
     await op('create', () => store.create({ ...approval, approvalId: 'apr_due', callId: 'c9' }));
     clock += 3_600_001;
     await op('expire', () => store.expireDue());
+    // A target could not be told: handed back to the next run, which takes it again.
+    await op('expire', () => store.retryExpiry('apr_due'));
+    await op('expire', () => store.expireDue());
     clock -= 3_600_001;
 
     const call = { runId: 'r2', callId: 'c2' };

@@ -143,6 +143,34 @@ test('expire: the expirer fails the flow with ToolHandler.ApprovalExpired', asyn
   expect(logs.text().join('\n')).not.toContain(token);
 });
 
+test('expire while the engine cannot be reached: the approval stays expired, and the next expirer run fails the flow, once', async () => {
+  const { handler, approvals } = setUp();
+  const { token, envelope } = sfnCall('refund', { orderId: 'o-4' });
+  await deliver(handler, envelope);
+  clock += 61_000;
+  const expire = approvalsExpirer({ store: approvals, targets: [flowTarget(approvals.flows)] });
+  process.env.AWS_ENDPOINT_URL_SFN = 'http://127.0.0.1:9';
+  resetFlowEngineClients();
+  let first;
+  try {
+    first = await expire();
+  } finally {
+    process.env.AWS_ENDPOINT_URL_SFN = engines.url;
+    resetFlowEngineClients();
+  }
+  expect(first.expired).toHaveLength(1);
+  expect(first.unannounced).toEqual(first.expired);
+  expect(engines.received.filter((c) => c.id === token)).toEqual([]);
+  const waited = engines.waitForTask(token);
+  clock += 300_000;
+  const second = await expire();
+  expect(second).toEqual({ expired: [], retried: first.expired, unannounced: [] });
+  expect(await waited).toMatchObject({ ok: false, error: 'ToolHandler.ApprovalExpired' });
+  expect(await expire()).toEqual({ expired: [], retried: [], unannounced: [] });
+  expect(engines.received.filter((c) => c.id === token)).toHaveLength(1);
+  expect(logs.text().join('\n')).not.toContain(token);
+});
+
 test('a retryable failure completes nothing while the queue retries, and fails the flow on the last receive', async () => {
   const { handler, published } = setUp();
   const { token, envelope } = sfnCall('flaky', {});

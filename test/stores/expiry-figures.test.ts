@@ -38,7 +38,7 @@ describe.each(harnesses)('$name', ({ make }) => {
   });
 
   test('nothing pending: no oldest, nothing expired', async () => {
-    expect(await mine.expireDue()).toEqual({ at: T0, expired: [], pending: 0 });
+    expect(await mine.expireDue()).toEqual({ at: T0, expired: [], retried: [], pending: 0 });
   });
 
   test('counts the pending ones and finds the oldest; marks the due ones, which no longer count', async () => {
@@ -52,7 +52,7 @@ describe.each(harnesses)('$name', ({ make }) => {
     await create(theirs, 'other'); // another owner's, older than all but a
     time = T0 + 300_000;
     const first = await mine.expireDue();
-    expect(first).toEqual({ at: T0 + 300_000, expired: [], pending: 3, oldestPendingCreatedAt: T0 });
+    expect(first).toEqual({ at: T0 + 300_000, expired: [], retried: [], pending: 3, oldestPendingCreatedAt: T0 });
 
     time = T0 + TTL_SECONDS * 1000 + 50_000; // a is due, b and c are not
     const second = await mine.expireDue();
