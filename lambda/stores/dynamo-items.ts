@@ -34,8 +34,18 @@ export function callKeyPrefix(owner: string): string {
 /** DynamoDB's limit on a partition key value (and on a GSI's), in UTF-8 bytes. */
 export const MAX_PARTITION_KEY_BYTES = 2048;
 
-/** Marks a call key made of a hash: a plain one starts with `call#[`, so the two never meet. */
-const HASHED_CALL_KEY_MARK = '~';
+/** Marks a key made of a hash: a plain one goes on with `[`, so the two never meet. */
+const HASHED_KEY_MARK = '~';
+
+/**
+ * `prefix` + `json` when that fits DynamoDB's key limit, else `prefix` + `~` + base64url(sha256(json)),
+ * which no plain key can equal and no two keys share (short of a SHA-256 collision).
+ */
+export function boundedKey(prefix: string, json: string): Record<string, string> {
+  const plain = prefix + json;
+  const value = utf8Bytes(plain) <= MAX_PARTITION_KEY_BYTES ? plain : prefix + HASHED_KEY_MARK + createHash('sha256').update(json).digest('base64url');
+  return { [TABLE.partitionKey]: value };
+}
 
 /**
  * `call#<owner>#["<runId>","<callId>"]`: unambiguous whatever characters the ids hold. Ids of up to
@@ -44,14 +54,7 @@ const HASHED_CALL_KEY_MARK = '~';
  * two calls share (short of a SHA-256 collision).
  */
 export function callKey(owner: string, key: CallKey): Record<string, string> {
-  const json = JSON.stringify([key.runId, key.callId]);
-  const prefix = callKeyPrefix(owner);
-  const plain = prefix + json;
-  const value =
-    utf8Bytes(plain) <= MAX_PARTITION_KEY_BYTES
-      ? plain
-      : prefix + HASHED_CALL_KEY_MARK + createHash('sha256').update(json).digest('base64url');
-  return { [TABLE.partitionKey]: value };
+  return boundedKey(callKeyPrefix(owner), JSON.stringify([key.runId, key.callId]));
 }
 
 /** An approval item stays this long past its expiry before DynamoDB's TTL may delete it. */

@@ -3,22 +3,17 @@
  * (`call#<owner>#@<window>`; call keys go on with `[` or `~`, so none is ever one of these), counted
  * by one conditional UpdateItem and deleted by the table's TTL once its window has ended.
  */
-import { createHash } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CALL_ATTRIBUTES as C, TABLE } from '../construct-contract';
 import { Expression } from './dynamo-expression';
-import { callKeyPrefix, ITEM_KIND, MAX_PARTITION_KEY_BYTES, ttlSeconds, utf8Bytes } from './dynamo-items';
+import { boundedKey, callKeyPrefix, ITEM_KIND, ttlSeconds } from './dynamo-items';
 import { type TableContext, write } from './dynamo-table';
 import type { RateWindow } from './types';
 
 const RATE_KEY_MARK = '@';
 
 export function rateKey(owner: string, window: RateWindow): Record<string, string> {
-  const json = JSON.stringify([window.counter, window.start]);
-  const prefix = callKeyPrefix(owner) + RATE_KEY_MARK;
-  const plain = prefix + json;
-  const value = utf8Bytes(plain) <= MAX_PARTITION_KEY_BYTES ? plain : `${prefix}~${createHash('sha256').update(json).digest('base64url')}`;
-  return { [TABLE.partitionKey]: value };
+  return boundedKey(callKeyPrefix(owner) + RATE_KEY_MARK, JSON.stringify([window.counter, window.start]));
 }
 
 export async function countCall(table: TableContext, window: RateWindow): Promise<boolean> {
