@@ -7,9 +7,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { resolveRegion } from '../config';
 import type { JsonObject } from '../json';
 import type { OkReply } from '../reply';
+import { sqsClient, sqsSdk } from '../sqs-client';
 
 /** How long to wait, as the durable SDK takes it. */
 export interface WaitDuration {
@@ -64,8 +64,6 @@ export class ToolCallFailed extends Error {
   }
 }
 
-let sharedSqs: SQSClient | undefined;
-
 /**
  * Calls `tool` through the handler's queue and resolves to its `ok` reply; throws `ToolCallFailed`
  * naming the handler's error (a denial, an expiry, a failure retrying could not fix).
@@ -96,10 +94,8 @@ export async function callTool(ctx: CallbackContext, options: CallToolOptions): 
 }
 
 async function send(options: CallToolOptions, callbackId: string): Promise<void> {
-  const sdk = require('@aws-sdk/client-sqs') as typeof import('@aws-sdk/client-sqs');
-  // With AWS_ENDPOINT_URL_SQS set (a local run, tests), requests go there, never to the queue URL's host.
-  const local = Boolean(process.env.AWS_ENDPOINT_URL_SQS);
-  const client = options.sqs ?? (sharedSqs ??= new sdk.SQSClient({ region: resolveRegion(), ...(local ? { useQueueUrlAsEndpoint: false } : {}) }));
+  const sdk = sqsSdk();
+  const client = options.sqs ?? sqsClient();
   const runId = options.runId ?? `dur_${hash('run', callbackId)}`;
   const callId = options.callId ?? `dur_${hash('call', callbackId)}`;
   const body = {

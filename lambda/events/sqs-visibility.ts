@@ -4,21 +4,14 @@
  * which the construct's event source grants). The SQS client is loaded on that first use, so a
  * handler that is never rate limited never loads it.
  */
-import type { SQSClient } from '@aws-sdk/client-sqs';
-import { resolveRegion } from '../config';
 import type { CallEnded } from '../delivery';
 import { RateLimited } from '../errors';
 import { logWarning } from '../log';
+import { sqsClient, sqsSdk } from '../sqs-client';
 import type { ReceivedSqsRecord } from './sqs-records';
 
 /** SQS's longest visibility timeout: 12 hours. */
 const MAX_VISIBILITY_S = 43_200;
-
-let sharedClient: SQSClient | undefined;
-
-function sqsSdk(): typeof import('@aws-sdk/client-sqs') {
-  return require('@aws-sdk/client-sqs') as typeof import('@aws-sdk/client-sqs');
-}
 
 /** Sets the record's visibility to its rate limit's retry time; anything else, or a failure, leaves it as it is. */
 export async function delayRetry(record: ReceivedSqsRecord, ended: CallEnded): Promise<void> {
@@ -28,10 +21,8 @@ export async function delayRetry(record: ReceivedSqsRecord, ended: CallEnded): P
   const [, partition, service, region, account, name, extra] = String(record.eventSourceARN).split(':');
   try {
     if (service !== 'sqs' || extra !== undefined || typeof record.receiptHandle !== 'string') throw new TypeError('not an SQS record');
-    const { ChangeMessageVisibilityCommand, SQSClient } = sqsSdk();
-    // With an endpoint of its own (a local run, tests), the SDK must not send to the queue URL's host.
-    sharedClient ??= new SQSClient({ region: resolveRegion(), useQueueUrlAsEndpoint: !process.env.AWS_ENDPOINT_URL_SQS });
-    await sharedClient.send(
+    const { ChangeMessageVisibilityCommand } = sqsSdk();
+    await sqsClient().send(
       new ChangeMessageVisibilityCommand({
         QueueUrl: `https://sqs.${region}.amazonaws.com${partition === 'aws-cn' ? '.cn' : ''}/${account}/${name}`,
         ReceiptHandle: record.receiptHandle,
