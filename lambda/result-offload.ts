@@ -9,6 +9,8 @@ import { ToolFailed } from './errors';
 const MB = 1024 * 1024;
 /** Kept from each limit for the reply's other keys (ids, status, trace) and the event around it. */
 export const REPLY_RESERVE_BYTES = 8 * 1024;
+/** The most a flow's completion may carry: Step Functions' task output and a durable callback's result. */
+export const FLOW_COMPLETION_BYTES = 256 * 1024;
 
 /** The most a result may take, in UTF-8 bytes of JSON, per way back. */
 export const RESULT_LIMITS = {
@@ -17,7 +19,7 @@ export const RESULT_LIMITS = {
   /** A reply published to a bus: an SQS or EventBridge call's (EventBridge's entry limit). */
   bus: 1 * MB - REPLY_RESERVE_BYTES,
   /** A flow's completion (`reply_to`): Step Functions' task output and a durable callback's result. */
-  flow: 256 * 1024 - REPLY_RESERVE_BYTES,
+  flow: FLOW_COMPLETION_BYTES - REPLY_RESERVE_BYTES,
 } as const;
 
 /** Where an offloaded result is, as the reply carries it instead of `result`. */

@@ -15,11 +15,9 @@ import type { ReplyTo } from '../flows/reply-to';
 import { approvalIdFor } from '../ids';
 import { logWarning } from '../log';
 import type { OkReply, Reply } from '../reply';
+import { FLOW_COMPLETION_BYTES } from '../result-offload';
 import { FLOW_COMPLETION, type ApprovalRecord, type FlowStore } from '../stores/types';
 import type { ResultTarget, TargetTook } from './targets';
-
-/** The most a completion may carry: Step Functions' and durable callbacks' limit on a result. */
-export const MAX_FLOW_OUTPUT_BYTES = 256 * 1024;
 
 /** The prefix of every error name a flow sees: `ToolHandler.ApprovalDenied`, ... */
 export const FLOW_ERROR_PREFIX = 'ToolHandler.';
@@ -100,11 +98,11 @@ function asOk(reply: Reply): OkReply | undefined {
 function success(reply: OkReply): Completion {
   const output = JSON.stringify(reply);
   const bytes = Buffer.byteLength(output, 'utf8');
-  if (bytes <= MAX_FLOW_OUTPUT_BYTES) return { ok: true, output };
+  if (bytes <= FLOW_COMPLETION_BYTES) return { ok: true, output };
   return {
     ok: false,
     error: `${FLOW_ERROR_PREFIX}ToolFailed`,
-    cause: `The result of tool ${reply.tool} is ${bytes} bytes, over the ${MAX_FLOW_OUTPUT_BYTES} bytes a flow's completion may carry; return a smaller result.`,
+    cause: `The result of tool ${reply.tool} is ${bytes} bytes, over the ${FLOW_COMPLETION_BYTES} bytes a flow's completion may carry; return a smaller result.`,
   };
 }
 
