@@ -97,6 +97,9 @@ export const INBOX_ENV = {
  * that esbuild drops the offload code from its bundle.
  */
 export const OFFLOAD_BUNDLED = 'TOOL_HANDLER_RESULT_OFFLOAD';
+
+/** `resultOffloadThreshold`'s default, in bytes: 256 KiB, what every way back carries. */
+export const DEFAULT_RESULT_THRESHOLD_BYTES = 256 * 1024;
 /**
  * Not a variable the function reads at run time either: the construct's bundling defines
  * `process.env.TOOL_HANDLER_APPROVALS_VIA_ENGINE` as "true" (its handlers always name their approvals

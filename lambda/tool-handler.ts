@@ -7,7 +7,7 @@ import { startInvocation, type HandlerSettings } from './events/invocation';
 import { ToolExecutor } from './executor';
 import { writeLogLines } from './log';
 import { markWithManifest } from './manifest';
-import { ENV, TOOL_NAME_PATTERN } from './construct-contract';
+import { DEFAULT_RESULT_THRESHOLD_BYTES, ENV, TOOL_NAME_PATTERN } from './construct-contract';
 import { EventBridgeReplyPublisher, type ReplyPublisher } from './reply-bus';
 import { ResultDispatcher } from './results/dispatch';
 import { replyBusTarget } from './results/reply-bus-target';
@@ -52,8 +52,6 @@ export type ToolLambdaHandler = (event: unknown, context?: Partial<Context>) => 
 const DEFAULT_TIMEOUT_S = 60;
 const DEFAULT_MARGIN_S = 1;
 const DEFAULT_CONCURRENCY = 10;
-/** `resultOffloadThreshold`'s default: 256 KB, what every way back carries. */
-const DEFAULT_OFFLOAD_THRESHOLD = 256 * 1024;
 
 /**
  * Builds the Lambda handler. The environment is read once, here: a value that does not parse
@@ -135,7 +133,7 @@ function envResultOffload(): ResultOffload | undefined {
   if (process.env.TOOL_HANDLER_RESULT_OFFLOAD === 'false') return undefined;
   const bucket = process.env[ENV.resultBucket]?.trim();
   if (!bucket) return undefined;
-  const threshold = Number(process.env[ENV.resultThresholdBytes] ?? DEFAULT_OFFLOAD_THRESHOLD);
+  const threshold = Number(process.env[ENV.resultThresholdBytes] ?? DEFAULT_RESULT_THRESHOLD_BYTES);
   const expiryDays = Number(process.env[ENV.resultExpiryDays] ?? 7);
   if (!Number.isInteger(threshold) || threshold < 1) throw configError(`${ENV.resultThresholdBytes} must be a whole number of bytes of at least 1.`);
   if (!Number.isInteger(expiryDays) || expiryDays < 1) throw configError(`${ENV.resultExpiryDays} must be a whole number of days of at least 1.`);
