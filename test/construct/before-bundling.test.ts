@@ -1,10 +1,9 @@
 /**
- * Props are checked before anything is bundled: a wrong prop fails in well under a second
- * of the construct's time instead of after esbuild. The spy is the bundling step itself: the user's
+ * Props are checked before anything is bundled: a wrong prop fails at once, with its own message,
+ * instead of after esbuild. The spy is the bundling step itself: the user's
  * `beforeBundling` hook, which NodejsFunction calls when it sets up bundling, throws a marker. A bad
  * prop must throw its own message, never the marker; good props reach the marker (so the spy works).
  */
-import { performance } from 'node:perf_hooks';
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -25,15 +24,14 @@ const spy = {
   },
 };
 
-/** Builds a handler in an app that bundles; returns what it threw and how long the construct took. */
-function attempt(extra: (stack: Stack) => Partial<ToolHandlerProps>): { message: string; ms: number } {
+/** Builds a handler in an app that bundles; returns what it threw. */
+function attempt(extra: (stack: Stack) => Partial<ToolHandlerProps>): { message: string } {
   const stack = new Stack(new App(), 'Early', { env: ENV });
   const given = extra(stack);
-  const started = performance.now();
   try {
     new ToolHandler(stack, 'Tools', props({ bundling: spy, ...given }));
   } catch (error) {
-    return { message: (error as Error).message, ms: performance.now() - started };
+    return { message: (error as Error).message };
   }
   throw new Error('expected the construct to throw');
 }
@@ -70,15 +68,10 @@ const cases: Array<[string, (stack: Stack) => Partial<ToolHandlerProps>, RegExp]
   ],
 ];
 
-const timings: string[] = [];
-afterAll(() => console.log(`construct time to each props error (ms):\n${timings.join('\n')}`));
-
-test.each(cases)('%s: its own error, before bundling starts, in under a second of the construct', (name, extra, expected) => {
-  const { message, ms } = attempt(extra);
-  timings.push(`  ${ms.toFixed(1).padStart(7)}  ${name}`);
+test.each(cases)('%s: its own error, before bundling starts', (_name, extra, expected) => {
+  const { message } = attempt(extra);
   expect(message).not.toContain(BUNDLING_STARTED);
   expect(message).toMatch(expected);
-  expect(ms).toBeLessThan(1000);
 });
 
 test('good props reach the bundling step (the spy sits where bundling starts)', () => {
