@@ -1,6 +1,11 @@
 // The AWS SDK warns once per process that its releases after early 2027 need Node.js 22; this is the
 // variable it reads (@aws-sdk/core, emitWarningIfUnsupportedVersion). Workers inherit it.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+// aws-cdk-lib checks every synthesized template against CloudFormation's rules (a WebAssembly engine,
+// loaded again in each test file): most of a synth test's time. The tests that check templates
+// against those rules turn it back on (test/construct/nag.test.ts, test/inbox/inbox-construct.test.ts);
+// the sample app's and the consumer app's synths in .ci/run keep it.
+process.env.CDK_VALIDATION ??= 'false';
 
 /** @type {import('jest').Config} */
 module.exports = {

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { App, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { App, CfnResource, Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -12,6 +12,10 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { SampleStack } from '../../bin/sample-stack';
 import { ToolHandler } from '../../lib';
 import { ENV, props } from './helpers';
+
+// aws-cdk-lib's own check of templates against CloudFormation's rules, which jest.config.js turns off
+// for the other test files: here every template is held to it as well as to cdk-nag.
+process.env.CDK_VALIDATION = 'true';
 
 /**
  * cdk-nag 3's AWS Solutions checks: the sample stack passes, with every acknowledgement in code with
@@ -136,4 +140,14 @@ test('operations: the alarms with actions and the dashboard add nothing to ackno
     'Ops/Tools/ApprovalsTableToolHandlerResume/DeadLetterQueue AwsSolutions-SQS3',
     'Ops/Tools/EventDeadLetterQueue AwsSolutions-SQS3',
   ]);
+});
+
+test("CloudFormation's rules really run here: a property the resource type does not have is reported", () => {
+  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'cfn-rules-'));
+  const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'Wrong', { env: ENV });
+  new CfnResource(stack, 'Queue', { type: 'AWS::SQS::Queue', properties: { NotAQueueProperty: 1 } });
+  const assembly = app.synth();
+  const report = JSON.parse(fs.readFileSync(path.join(assembly.directory, 'validation-report.json'), 'utf8'));
+  expect(JSON.stringify(report.pluginReports)).toContain('NotAQueueProperty');
 });

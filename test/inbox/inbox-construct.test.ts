@@ -9,6 +9,10 @@ import { INBOX_ENV } from '../../lambda/construct-contract';
 import { ENV, props } from '../construct/helpers';
 import { evaluateInvoke, invokeChecks } from '../construct/lambda-iam';
 
+// Held to aws-cdk-lib's check of templates against CloudFormation's rules, which jest.config.js turns
+// off for most test files.
+process.env.CDK_VALIDATION = 'true';
+
 /**
  * The inbox's template: an HTTP API in front of the package's inbox function, Cognito (the default)
  * or an existing OIDC provider, the function's reach (each served owner's approvals, decided as the
