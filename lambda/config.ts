@@ -1,6 +1,6 @@
 /**
- * What the environment configures, read and checked in one place: the allowlist, seconds, the owner
- * and the region. A value that does not parse is a configuration error naming the variable.
+ * What the environment configures, read and checked in one place: the allowlist, seconds, counts,
+ * the owner and the region. A value that does not parse is a configuration error naming the variable.
  */
 import { configError } from './errors';
 import { ENV, HANDLER_OWNER, TOOL_NAME_PATTERN } from './construct-contract';
@@ -49,6 +49,20 @@ export function readSeconds(name: string, options: { allowZero: boolean }, env: 
   if (raw === undefined || raw.trim() === '') return undefined;
   const value = Number(raw);
   if (!isSeconds(value, options)) throw configError(`${name} must be a number of seconds, ${range(options)}, got: ${JSON.stringify(raw)}.`);
+  return value;
+}
+
+/**
+ * A whole number of at least 1 from the environment (of `unit`, when the message should say what it
+ * counts): `undefined` when unset or empty. Throws, naming the variable, when it is anything else.
+ */
+export function readCount(name: string, unit?: string, env: Env = process.env): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) {
+    throw configError(`${name} must be a whole number${unit ? ` of ${unit}` : ''} of at least 1, got: ${JSON.stringify(raw)}.`);
+  }
   return value;
 }
 

@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { checkSeconds, readAllowlist, readSeconds } from './config';
+import { checkSeconds, readAllowlist, readCount, readSeconds } from './config';
 import { configError, ToolTimeout } from './errors';
 import { HOSTS, type HostAnswer } from './events/hosts';
 import type { Host } from './events/host';
@@ -7,7 +7,7 @@ import { startInvocation, type HandlerSettings } from './events/invocation';
 import { ToolExecutor } from './executor';
 import { writeLogLines } from './log';
 import { markWithManifest } from './manifest';
-import { DEFAULT_RESULT_THRESHOLD_BYTES, ENV, TOOL_NAME_PATTERN } from './construct-contract';
+import { DEFAULT_RESULT_EXPIRY_DAYS, DEFAULT_RESULT_THRESHOLD_BYTES, ENV, TOOL_NAME_PATTERN } from './construct-contract';
 import { EventBridgeReplyPublisher, type ReplyPublisher } from './reply-bus';
 import { ResultDispatcher } from './results/dispatch';
 import { replyBusTarget } from './results/reply-bus-target';
@@ -133,10 +133,8 @@ function envResultOffload(): ResultOffload | undefined {
   if (process.env.TOOL_HANDLER_RESULT_OFFLOAD === 'false') return undefined;
   const bucket = process.env[ENV.resultBucket]?.trim();
   if (!bucket) return undefined;
-  const threshold = Number(process.env[ENV.resultThresholdBytes] ?? DEFAULT_RESULT_THRESHOLD_BYTES);
-  const expiryDays = Number(process.env[ENV.resultExpiryDays] ?? 7);
-  if (!Number.isInteger(threshold) || threshold < 1) throw configError(`${ENV.resultThresholdBytes} must be a whole number of bytes of at least 1.`);
-  if (!Number.isInteger(expiryDays) || expiryDays < 1) throw configError(`${ENV.resultExpiryDays} must be a whole number of days of at least 1.`);
+  const threshold = readCount(ENV.resultThresholdBytes, 'bytes') ?? DEFAULT_RESULT_THRESHOLD_BYTES;
+  const expiryDays = readCount(ENV.resultExpiryDays, 'days') ?? DEFAULT_RESULT_EXPIRY_DAYS;
   return new S3ResultOffload({ bucket, threshold, expiryDays });
 }
 
@@ -170,15 +168,6 @@ function resultDispatcher(replies: ReplyPublisher | undefined, flows: FlowStore 
   if (replies) targets.push(replyBusTarget(replies));
   if (flows) targets.push(flowTarget(flows));
   return new ResultDispatcher(targets);
-}
-
-/** A whole number of at least 1 from the environment, or `undefined` when unset; throws, naming the variable, otherwise. */
-function readCount(name: string): number | undefined {
-  const raw = process.env[name]?.trim();
-  if (raw === undefined || raw === '') return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw configError(`${name} must be a whole number of at least 1, got: ${JSON.stringify(raw)}.`);
-  return value;
 }
 
 /** The reply bus of the environment, publishing as the executor's owner. */

@@ -3,7 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { DEFAULT_RESULT_THRESHOLD_BYTES, ENV } from '../../lambda/construct-contract';
+import { DEFAULT_RESULT_EXPIRY_DAYS, DEFAULT_RESULT_THRESHOLD_BYTES, ENV } from '../../lambda/construct-contract';
 import { fail } from '../errors';
 import type { ResultOffloadOptions } from '../options/result-offload-options';
 
@@ -20,7 +20,7 @@ export class ResultOffload extends Construct {
 
   constructor(scope: Construct, id: string, props: ResultOffloadOptions & { readonly threshold?: Size; readonly owner: string; readonly handler: lambda.Function }) {
     super(scope, id);
-    const expiration = props.expiration ?? Duration.days(7);
+    const expiration = props.expiration ?? Duration.days(DEFAULT_RESULT_EXPIRY_DAYS);
     const days = expiration.toDays();
     if (!Number.isInteger(days) || days < 1) fail(`\`resultOffload.expiration\` must be a whole number of days of at least 1, got: ${expiration.toHumanString()}.`, scope);
     const threshold = (props.threshold ?? Size.bytes(DEFAULT_RESULT_THRESHOLD_BYTES)).toBytes();

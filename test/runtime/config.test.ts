@@ -1,6 +1,6 @@
 /**
  * `toolHandler` configuration: `tools`, `timeout` and `margin` come from the options and from
- * the environment, read once when `toolHandler` is called; where both are given the stricter wins; a
+ * the environment (with the construct's whole numbers: receive count, offload threshold and expiry), read once when `toolHandler` is called; where both are given the stricter wins; a
  * value that does not parse makes `toolHandler` throw naming the variable.
  */
 import { MemoryApprovalStore, tool, toolHandler, ToolExecutor, ToolNotFound } from '../../lambda';
@@ -13,6 +13,10 @@ const ENV_KEYS = [
   'TOOL_HANDLER_APPROVALS_TABLE',
   'TOOL_HANDLER_APPROVAL_TTL_S',
   'TOOL_HANDLER_REPLY_BUS',
+  'TOOL_HANDLER_MAX_RECEIVE_COUNT',
+  'TOOL_HANDLER_RESULT_BUCKET',
+  'TOOL_HANDLER_RESULT_THRESHOLD_BYTES',
+  'TOOL_HANDLER_RESULT_EXPIRY_DAYS',
 ] as const;
 
 let savedEnv: NodeJS.ProcessEnv;
@@ -73,7 +77,14 @@ describe('a value that does not parse makes toolHandler throw, naming the variab
     ['TOOL_HANDLER_MARGIN_S', 'abc'],
     ['TOOL_HANDLER_TOOLS', 'good,bad name'],
     ['TOOL_HANDLER_TOOLS', 'good,math/add'],
+    ['TOOL_HANDLER_MAX_RECEIVE_COUNT', 'abc'],
+    ['TOOL_HANDLER_MAX_RECEIVE_COUNT', '0'],
+    ['TOOL_HANDLER_MAX_RECEIVE_COUNT', '2.5'],
+    ['TOOL_HANDLER_RESULT_THRESHOLD_BYTES', '0'],
+    ['TOOL_HANDLER_RESULT_THRESHOLD_BYTES', '1kb'],
+    ['TOOL_HANDLER_RESULT_EXPIRY_DAYS', '-7'],
   ])('%s=%j', (variable, value) => {
+    process.env.TOOL_HANDLER_RESULT_BUCKET = 'results'; // the offload variables are read only with a bucket
     process.env[variable] = value;
     expect(() => toolHandler([...TOOLS])).toThrow(new RegExp(variable));
     expect(() => toolHandler(executor())).toThrow(new RegExp(variable));
@@ -91,6 +102,20 @@ describe('a value that does not parse makes toolHandler throw, naming the variab
 
   test('unset variables are fine', () => {
     expect(() => toolHandler([...TOOLS])).not.toThrow();
+  });
+
+  test('an empty whole-number variable is unset, as an empty seconds variable is', () => {
+    process.env.TOOL_HANDLER_RESULT_BUCKET = 'results';
+    for (const variable of ['TOOL_HANDLER_MAX_RECEIVE_COUNT', 'TOOL_HANDLER_RESULT_THRESHOLD_BYTES', 'TOOL_HANDLER_RESULT_EXPIRY_DAYS']) {
+      process.env[variable] = ' ';
+    }
+    expect(() => toolHandler(executor())).not.toThrow();
+  });
+
+  test('the message says what the number counts', () => {
+    process.env.TOOL_HANDLER_RESULT_BUCKET = 'results';
+    process.env.TOOL_HANDLER_RESULT_EXPIRY_DAYS = '0';
+    expect(() => toolHandler(executor())).toThrow('TOOL_HANDLER_RESULT_EXPIRY_DAYS must be a whole number of days of at least 1, got: "0".');
   });
 });
 
