@@ -103,6 +103,7 @@ export const DEFAULT_RESULT_THRESHOLD_BYTES = 256 * 1024;
 
 /** `resultOffload.expiration`'s default, in days: how long an offloaded result is kept. */
 export const DEFAULT_RESULT_EXPIRY_DAYS = 7;
+
 /**
  * Not a variable the function reads at run time either: the construct's bundling defines
  * `process.env.TOOL_HANDLER_APPROVALS_VIA_ENGINE` as "true" (its handlers always name their approvals
