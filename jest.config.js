@@ -22,6 +22,8 @@ module.exports = {
   // fault-injection run's stalls) while others compute. Measured: 440 s with one worker, 386 s with two.
   maxWorkers: 2,
   // One dynalite for the whole run, on a free 127.0.0.1 port; test files read DYNALITE_ENDPOINT.
+  // Each test file's local runs get a state file of their own (two workers run files side by side).
+  setupFiles: ['<rootDir>/test/setup/own-local-state.ts'],
   globalSetup: '<rootDir>/test/setup/dynalite-global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/dynalite-global-teardown.ts',
 };
