@@ -36,7 +36,8 @@ const SIGNATURE_MISMATCH =
 /** Whose keys an endpoint knows: the region requests are signed for, and access key id → secret. */
 export type SigningKeys = Pick<EndpointAccess, 'region' | 'keys'>;
 
-export type SignedService = 'lambda' | 'events' | 'dynamodb' | 'sqs' | 's3';
+/** SigV4's signing names: Step Functions signs as `states`. */
+export type SignedService = 'lambda' | 'events' | 'dynamodb' | 'sqs' | 's3' | 'states';
 
 /**
  * Why a request's headers alone refuse it (no signature's shape, an unknown key, another host, scope

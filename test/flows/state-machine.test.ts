@@ -2,7 +2,8 @@
  * A synthesized state machine that waits for a tool's result (`waitForResult`), run by
  * aws-local-stepfunctions (local/flow-run.ts, what `local --flow` runs) through the real handler
  * bundle, engine, approvals API, pipe and expirer of the local run (local/runtime.ts), the handler's
- * Step Functions client pointed at the stand-in (local/flow-engines.ts). Approve: the flow gets the
+ * Step Functions client pointed at the run's endpoints, signing with the run's keys, which hand the
+ * completions to the flow engines (local/flow-engines.ts). Approve: the flow gets the
  * reply. Deny: its Catch of ToolHandler.ApprovalDenied runs. Expire: ToolHandler.ApprovalExpired.
  * A second resume completes nothing. The task tokens appear in no line, event or audit record.
  */
@@ -10,7 +11,7 @@ import * as path from 'node:path';
 import { Duration, Stack } from 'aws-cdk-lib';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { ToolHandler } from '../../lib';
-import { startFlowEngines, type FlowEnginesStandIn } from '../../local/flow-engines';
+import { flowEngines, type FlowEngines } from '../../local/flow-engines';
 import { runFlow, type FlowOutcome } from '../../local/flow-run';
 import { LocalRun } from '../../local/runtime';
 import { decide, localApprovalsClient, waitFor } from '../../local/scripting';
@@ -43,19 +44,18 @@ export function buildFlowStack(stack: Stack): void {
   tools.allowTaskResponseFrom(jsonataFlow);
 }
 
-let engines: FlowEnginesStandIn;
+let engines: FlowEngines;
 let run: LocalRun;
 let assembly: string;
 const printed: string[] = [];
 
 beforeAll(async () => {
   assembly = synthesizeApp((app) => buildFlowStack(new Stack(app, 'Flow')));
-  engines = await startFlowEngines();
-  run = await LocalRun.start({ assembly, print: () => undefined, expireEverySeconds: 0.3, sfnEndpoint: engines.url });
+  engines = flowEngines();
+  run = await LocalRun.start({ assembly, print: () => undefined, expireEverySeconds: 0.3, flowEngines: engines });
 }, 180_000);
 afterAll(async () => {
   await run?.stop();
-  await engines?.close();
   removeMade();
 });
 
