@@ -225,7 +225,7 @@ export class LocalRun {
 
     const nodePath = sdkNodePath().join(path.delimiter);
     const { handler: handlerKey, functions: functionsKey, caller: callerKey } = this.credentials;
-    // The keys the functions sign their AWS calls with: the only keys the Lambda, EventBridge and DynamoDB endpoints know.
+    // The keys the functions sign their AWS calls with: the only keys the AWS endpoints, S3 and DynamoDB know.
     const functionKeys = new Map([handlerKey, functionsKey].map((key) => [key.accessKeyId, key.secretAccessKey]));
     this.dynamo = await startDynamo({ region: LOCAL_REGION, keys: functionKeys });
     if (chosen.tableId && chosen.table) {
