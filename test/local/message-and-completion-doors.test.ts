@@ -28,6 +28,11 @@ const ACCESS: EndpointAccess = {
   invokesOnly: new Map([[CALLER.accessKeyId, 'tools']]),
 };
 const REGION = ACCESS.region;
+/** Signers other than the allowed keys: who they are, and the error the endpoints answer them with. */
+const OTHER_SIGNERS = [
+  ['keys the endpoints do not know', MADE_UP, 'UnrecognizedClientException'],
+  ['the keys that may only invoke the tool handler', CALLER, 'AccessDeniedException'],
+] as const;
 /** Far less than the flood's 256 MB, far more than any limit here and the sockets' buffers. */
 const LET_IN = 64 * MB;
 
@@ -133,12 +138,9 @@ describe("Step Functions' SendTaskSuccess, with the waiting task's real token", 
     expect(await task.completion).toMatchObject({ engine: 'sfn', ok: true, output: '{"status":"ok"}' });
   });
 
-  test.each([
-    ['keys the endpoints do not know', () => MADE_UP, 'UnrecognizedClientException'],
-    ['the keys that may only invoke the tool handler', () => CALLER, 'AccessDeniedException'],
-  ])('signed with %s: refused, and the task is not completed', async (_, keys, type) => {
+  test.each(OTHER_SIGNERS)('signed with %s: refused, and the task is not completed', async (_, keys, type) => {
     const task = waitingTask();
-    const sent = sfn(keys()).send(new SendTaskSuccessCommand({ taskToken: task.token, output: forgedOutput }));
+    const sent = sfn(keys).send(new SendTaskSuccessCommand({ taskToken: task.token, output: forgedOutput }));
     await expect(sent).rejects.toMatchObject({ name: type, $metadata: { httpStatusCode: 403 } });
     expect(task.reached()).toBe(false);
   });
@@ -163,12 +165,9 @@ describe("Lambda's durable callback completion, with the waiting callback's real
     expect(await callback.completion).toMatchObject({ engine: 'durable', ok: true, output: '{"status":"ok"}' });
   });
 
-  test.each([
-    ['keys the endpoints do not know', () => MADE_UP, 'UnrecognizedClientException'],
-    ['the keys that may only invoke the tool handler', () => CALLER, 'AccessDeniedException'],
-  ])('signed with %s: refused, and the callback is not completed', async (_, keys, type) => {
+  test.each(OTHER_SIGNERS)('signed with %s: refused, and the callback is not completed', async (_, keys, type) => {
     const callback = waitingCallback();
-    const sent = lambda(keys()).send(new SendDurableExecutionCallbackSuccessCommand({ CallbackId: callback.token, Result: Buffer.from(forgedOutput) }));
+    const sent = lambda(keys).send(new SendDurableExecutionCallbackSuccessCommand({ CallbackId: callback.token, Result: Buffer.from(forgedOutput) }));
     await expect(sent).rejects.toMatchObject({ name: type, $metadata: { httpStatusCode: 403 } });
     expect(callback.reached()).toBe(false);
   });
