@@ -2,8 +2,8 @@
  * What a waiting flow costs a call (docs/flows.md): the requests a call with `reply_to` makes beyond
  * the same call without it. The handler (`toolHandler`, the real runtime) runs in this process on a
  * DynamoHandlerStore over dynalite, its DynamoDB requests counted by SDK middleware; its Step
- * Functions client is pointed at the local stand-in (local/flow-engines.ts), which counts the
- * completions. Measured for a call that ends at once, and for one that waits for its approval (the
+ * Functions client is pointed at the local stand-in (local/flow-engines.ts, which takes the bench's
+ * keys), which counts the completions. Measured for a call that ends at once, and for one that waits for its approval (the
  * request, then the resume).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -47,7 +47,11 @@ function counted(endpoint: string): { client: DynamoDBClient; requests: () => nu
 }
 
 export async function measureFlowCompletionRoundTrips(iterations: number): Promise<FlowCompletionRoundTrips> {
-  const engines = await startFlowEngines({ onCompletion: () => true });
+  const keys = { accessKeyId: 'bench', secretAccessKey: 'bench' };
+  const engines = await startFlowEngines(
+    { region: 'us-east-1', keys: new Map([[keys.accessKeyId, keys.secretAccessKey]]), urlOnly: new Set(), invokedOnlyBy: new Map() },
+    { onCompletion: () => true },
+  );
   const saved = { ...process.env };
   Object.assign(process.env, { AWS_ENDPOINT_URL_SFN: engines.url, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench' });
   resetFlowEngineClients();

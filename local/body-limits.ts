@@ -3,6 +3,7 @@
  * what passes locally passes in the cloud, and a larger body is refused before it is read (a body
  * is held in memory whole, to check its hash against the signature). Sizes in bytes.
  */
+import { FLOW_COMPLETION_BYTES } from '../lambda/result-offload';
 
 /**
  * Lambda's Invoke, synchronous (`RequestResponse`): 6 MB, Lambda's payload quota; Lambda refuses more
@@ -35,3 +36,21 @@ export const DYNAMODB_BODY_LIMIT = 16 * 1024 * 1024;
  * `DEFAULT_MAX_REQUEST_BODY_SIZE`); a tool call's arguments are far smaller.
  */
 export const MCP_BODY_LIMIT = 4 * 1024 * 1024;
+
+/**
+ * SQS's SendMessage: a message may be 1 MiB (SQS's quota). The request carries it as a JSON string,
+ * and escaping at most doubles it (SQS takes no control character but tab, LF and CR, each escaped in
+ * two bytes, as `"` and `\` are); the queue URL and the rest of the request fit in 64 KiB beside it.
+ */
+export const SEND_MESSAGE_BODY_LIMIT = 2 * 1_048_576 + 65_536;
+
+/** SQS's ChangeMessageVisibility: a few hundred bytes (its receipt handle, the queue URL and a number). */
+export const VISIBILITY_BODY_LIMIT = 16 * 1024;
+
+/**
+ * A flow's completion: Step Functions' SendTaskSuccess / SendTaskFailure, a durable callback's
+ * succeed / fail. The output may be 256 KiB (`FLOW_COMPLETION_BYTES`, both services' limit);
+ * SendTaskSuccess carries it as a JSON string, which escaping at most doubles (the output is JSON
+ * text), and a task token (1 KiB at most) or a failure's cause (32 KiB at most) fits in 64 KiB beside it.
+ */
+export const FLOW_COMPLETION_BODY_LIMIT = 2 * FLOW_COMPLETION_BYTES + 65_536;

@@ -13,7 +13,7 @@ import { runDemo } from './demo';
 import { interrupted, interruption, unlessInterrupted } from './interrupt';
 import { DEFAULT_MCP_PORT, startMcpServer, type LocalMcpServer } from './mcp-server';
 import { loadDynalite, sdkNodePath } from './modules';
-import { startFlowEngines, type FlowEnginesStandIn } from './flow-engines';
+import { flowEngines, type FlowEngines } from './flow-engines';
 import { runFlow } from './flow-run';
 import { formatLine, isNews, type LocalLine } from './print';
 import { LocalRun } from './runtime';
@@ -93,10 +93,10 @@ async function runAssembly(
   scripted: { readonly calls?: readonly CallLine[]; readonly signal: AbortSignal },
 ): Promise<number> {
   const { calls, signal } = scripted;
-  // A flow's tasks are completed through the Step Functions stand-in, where the flow run waits.
-  const engines = options.flow === undefined ? undefined : await startFlowEngines();
+  // A flow's tasks are completed through the run's endpoints (signed with its keys), where the flow run waits.
+  const engines = options.flow === undefined ? undefined : flowEngines();
   const run = await LocalRun.start({
-    sfnEndpoint: engines?.url,
+    flowEngines: engines,
     assembly,
     stack: options.stack,
     handler: options.handler,
@@ -125,7 +125,6 @@ async function runAssembly(
   } finally {
     await mcp?.close();
     await run.stop();
-    await engines?.close();
   }
 }
 
@@ -136,7 +135,7 @@ async function runAssembly(
  */
 async function runFlowCommand(
   run: LocalRun,
-  engines: FlowEnginesStandIn,
+  engines: FlowEngines,
   options: LocalOptions,
   io: CliIo,
   print: (line: LocalLine) => void,

@@ -1,6 +1,6 @@
 /**
- * Who may call the local Lambda, EventBridge and DynamoDB endpoints (the local run is as closed as
- * the cloud): only requests with a loopback `Host`, signed with SigV4 by the keys of the run's own
+ * Who may call the local AWS endpoints (local/endpoints.ts) and DynamoDB (the local run is as closed
+ * as the cloud): only requests with a loopback `Host`, signed with SigV4 by the keys of the run's own
  * functions; the approvals API is never invoked there (only through its function URL), and the
  * approvals engine only with the handler's keys. A refusal says why in the words AWS uses.
  */
@@ -36,7 +36,8 @@ const SIGNATURE_MISMATCH =
 /** Whose keys an endpoint knows: the region requests are signed for, and access key id → secret. */
 export type SigningKeys = Pick<EndpointAccess, 'region' | 'keys'>;
 
-export type SignedService = 'lambda' | 'events' | 'dynamodb' | 'sqs' | 's3';
+/** SigV4's signing names: Step Functions signs as `states`. */
+export type SignedService = 'lambda' | 'events' | 'dynamodb' | 'sqs' | 's3' | 'states';
 
 /**
  * Why a request's headers alone refuse it (no signature's shape, an unknown key, another host, scope
@@ -98,8 +99,8 @@ export function invokeRefusal(accessKeyId: string, functionName: string, functio
 }
 
 /**
- * Why `accessKeyId` may not do `action` (anything but an Invoke: PutEvents, ChangeMessageVisibility)
- * on `resource`, or `undefined` when it may: keys that may invoke one function (`local call`'s) do
+ * Why `accessKeyId` may not do `action` (anything but an Invoke: PutEvents, SQS's calls, a flow's
+ * completion) on `resource`, or `undefined` when it may: keys that may invoke one function (`local call`'s) do
  * nothing else.
  */
 export function otherActionRefusal(accessKeyId: string, action: string, resource: string, access: EndpointAccess): Refusal | undefined {

@@ -1,41 +1,30 @@
 /**
- * Stands in for the two APIs that complete a waiting flow, in AWS's shapes, on 127.0.0.1: Step
- * Functions' `SendTaskSuccess` / `SendTaskFailure` (JSON 1.0, `X-Amz-Target: AWSStepFunctions.*`)
- * and Lambda's `SendDurableExecutionCallbackSuccess` / `...Failure` (REST,
- * `POST /2025-12-01/durable-execution-callbacks/{id}/succeed|fail`). Point the SDK at it with
- * `AWS_ENDPOINT_URL_SFN` and `AWS_ENDPOINT_URL_LAMBDA`. A token or callback id is completed once:
- * a second completion, or one of a flow that was never waiting or has closed, is refused as AWS
- * refuses it (`TaskTimedOut`, `TaskDoesNotExist`, `CallbackTimeoutException`), so the handler's
- * record of a closed flow is exercised for real. Who waits registers first (`waitForTask`,
- * `waitForCallback`), or an `onCompletion` forwards completions to an interpreter.
+ * Stands in for Step Functions and Lambda's durable executions as the flows waiting for a call see
+ * them: a token or callback id is completed once; a second completion, or one of a flow that was
+ * never waiting or has closed, is refused as AWS refuses it (local/flow-completions.ts), so the
+ * handler's record of a closed flow is exercised for real. Who waits registers first
+ * (`waitForTask`, `waitForCallback`), or an `onCompletion` forwards completions to an interpreter.
+ *
+ * The completions arrive through the local endpoints (local/endpoints.ts), behind their SigV4
+ * front: a local run serves them on its own endpoints, with its own keys (`LocalRun`'s
+ * `flowEngines`); `startFlowEngines` serves them on endpoints of their own, for the keys it is given.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { readBody } from './http-request';
-import { listenOnLoopback, type LoopbackServer } from './loopback-server';
+import type { EndpointAccess } from './endpoint-access';
+import { startEndpoints, type LocalEndpoints } from './endpoints';
+import type { CompleteFlow, CompletionOutcome, EngineCompletion } from './flow-completions';
 
-/** One completion as the engine received it. */
-export interface EngineCompletion {
-  readonly engine: 'sfn' | 'durable';
-  /** The task token or callback id (tests only: it is a credential). */
-  readonly id: string;
-  readonly ok: boolean;
-  /** Success: the output (sfn) or the result's text (durable). */
-  readonly output?: string;
-  /** Failure: the error name (sfn `error`, durable `ErrorType`). */
-  readonly error?: string;
-  readonly cause?: string;
-  /** Durable failure: `ErrorData`. */
-  readonly errorData?: string;
-}
+export type { EngineCompletion } from './flow-completions';
 
-export interface FlowEnginesStandIn extends LoopbackServer {
+export interface FlowEngines {
+  /** Hands a completion to the flow that waits for it (what the endpoints call: `EndpointHandlers.completeFlow`). */
+  readonly complete: CompleteFlow;
   /** A task waiting with this token: resolves with its one completion. */
   waitForTask(token: string): Promise<EngineCompletion>;
   /** A durable callback waiting with this id: resolves with its one completion. */
   waitForCallback(callbackId: string): Promise<EngineCompletion>;
   /** The flow stops waiting (it timed out): a later completion is refused as closed. */
   timeOut(id: string): void;
-  /** Every completion request received, accepted or refused, in order. */
+  /** Every completion that passed the endpoints' front, taken or refused, in order. */
   readonly received: readonly EngineCompletion[];
 }
 
@@ -47,10 +36,7 @@ export interface FlowEnginesOptions {
   readonly onCompletion?: (completion: EngineCompletion) => boolean | Promise<boolean>;
 }
 
-const MAX_BODY_BYTES = 512 * 1024;
-const DURABLE_PATH = /^\/2025-12-01\/durable-execution-callbacks\/([^/]+)\/(succeed|fail)$/;
-
-export async function startFlowEngines(options: FlowEnginesOptions = {}): Promise<FlowEnginesStandIn> {
+export function flowEngines(options: FlowEnginesOptions = {}): FlowEngines {
   const waiting = new Map<string, (completion: EngineCompletion) => void>();
   const finished = new Set<string>();
   const received: EngineCompletion[] = [];
@@ -60,8 +46,7 @@ export async function startFlowEngines(options: FlowEnginesOptions = {}): Promis
       waiting.set(id, resolve);
     });
 
-  /** Whether a flow took the completion; refused otherwise. */
-  const take = async (completion: EngineCompletion): Promise<'taken' | 'closed' | 'unknown'> => {
+  const complete = async (completion: EngineCompletion): Promise<CompletionOutcome> => {
     received.push(completion);
     const waiter = waiting.get(completion.id);
     if (waiter) {
@@ -78,55 +63,8 @@ export async function startFlowEngines(options: FlowEnginesOptions = {}): Promis
     return 'unknown';
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
-  });
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readBody(req, MAX_BODY_BYTES);
-    if (body === undefined) return answer(res, 413, { message: 'request too large' });
-    const target = String(req.headers['x-amz-target'] ?? '');
-    if (req.method === 'POST' && target.startsWith('AWSStepFunctions.')) return sfn(res, target.slice('AWSStepFunctions.'.length), body);
-    const durable = DURABLE_PATH.exec(req.url ?? '');
-    if (req.method === 'POST' && durable) return callback(res, decodeURIComponent(durable[1]), durable[2] === 'succeed', body);
-    answer(res, 404, { message: 'not a Step Functions task response or durable callback request' });
-  }
-
-  async function sfn(res: ServerResponse, operation: string, body: Buffer): Promise<void> {
-    const input = JSON.parse(body.toString('utf8') || '{}') as { taskToken?: string; output?: string; error?: string; cause?: string };
-    if (operation !== 'SendTaskSuccess' && operation !== 'SendTaskFailure') return sfnError(res, 'UnknownOperationException', operation);
-    if (typeof input.taskToken !== 'string' || input.taskToken.length === 0) return sfnError(res, 'InvalidToken', 'Invalid token');
-    const ok = operation === 'SendTaskSuccess';
-    const outcome = await take({
-      engine: 'sfn',
-      id: input.taskToken,
-      ok,
-      ...(ok ? { output: input.output } : { error: input.error, cause: input.cause }),
-    });
-    if (outcome === 'taken') return answer(res, 200, {}, 'application/x-amz-json-1.0');
-    // AWS: a late or second response gets TaskTimedOut; a token no task ever had, TaskDoesNotExist.
-    return sfnError(res, outcome === 'closed' ? 'TaskTimedOut' : 'TaskDoesNotExist', 'Task Timed Out');
-  }
-
-  async function callback(res: ServerResponse, callbackId: string, ok: boolean, body: Buffer): Promise<void> {
-    let completion: EngineCompletion;
-    if (ok) completion = { engine: 'durable', id: callbackId, ok, output: body.toString('utf8') };
-    else {
-      const error = JSON.parse(body.toString('utf8') || '{}') as { ErrorType?: string; ErrorMessage?: string; ErrorData?: string };
-      completion = { engine: 'durable', id: callbackId, ok, error: error.ErrorType, cause: error.ErrorMessage, errorData: error.ErrorData };
-    }
-    const outcome = await take(completion);
-    if (outcome === 'taken') return answer(res, 200, {});
-    res.writeHead(400, { 'content-type': 'application/json', 'x-amzn-errortype': outcome === 'closed' ? 'CallbackTimeoutException' : 'ResourceNotFoundException' });
-    res.end(JSON.stringify({ Type: 'User', message: outcome === 'closed' ? 'The callback has timed out or completed.' : 'No such callback.' }));
-  }
-
-  const loopback = await listenOnLoopback(server);
   return {
-    ...loopback,
+    complete,
     waitForTask: register,
     waitForCallback: register,
     timeOut(id) {
@@ -137,12 +75,11 @@ export async function startFlowEngines(options: FlowEnginesOptions = {}): Promis
   };
 }
 
-function answer(res: ServerResponse, status: number, body: unknown, type = 'application/json'): void {
-  res.writeHead(status, { 'content-type': type });
-  res.end(JSON.stringify(body));
-}
+/** Flow engines on endpoints of their own (`AWS_ENDPOINT_URL_SFN`, `AWS_ENDPOINT_URL_LAMBDA`), which serve completions only. */
+export interface FlowEnginesStandIn extends FlowEngines, LocalEndpoints {}
 
-/** A Step Functions error as its JSON 1.0 protocol sends it. */
-function sfnError(res: ServerResponse, type: string, message: string): void {
-  answer(res, 400, { __type: `com.amazonaws.sfn#${type}`, message }, 'application/x-amz-json-1.0');
+export async function startFlowEngines(access: EndpointAccess, options: FlowEnginesOptions = {}): Promise<FlowEnginesStandIn> {
+  const engines = flowEngines(options);
+  const endpoints = await startEndpoints({ completeFlow: engines.complete }, access);
+  return { ...engines, url: endpoints.url, close: () => endpoints.close() };
 }

@@ -3,13 +3,13 @@
  * in aws-local-stepfunctions (the interpreter the tests use), against the local run's handler and
  * approvals. A task that sends a tool call and waits for its token (`waitForResult`) sends the
  * envelope to the handler as an SQS record, with a fresh token per task, and waits until the handler
- * (or the expirer) completes it through the Step Functions stand-in (local/flow-engines.ts); a task
- * that invokes the handler (`invokeTask`) invokes it directly. A failure reaches the flow by its name
+ * (or the expirer) completes it through the run's endpoints (local/flow-engines.ts); a task that
+ * invokes the handler (`invokeTask`) invokes it directly. A failure reaches the flow by its name
  * (`ToolHandler.ApprovalDenied`, ...), so its `Catch` runs as in AWS. Tokens are never printed.
  */
 import { randomUUID } from 'node:crypto';
 import { CliError } from '../console/errors';
-import type { FlowEnginesStandIn } from './flow-engines';
+import type { FlowEngines } from './flow-engines';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './intrinsics';
 import { loadLocalStepFunctions } from './modules';
 import { shimPromiseWithResolvers } from './promise-shim';
@@ -104,7 +104,7 @@ function tasksOf(definition: Record<string, any>, found = new Map<string, Record
 }
 
 /** Runs the flow to its end: its output, or the error it failed with. */
-export async function runFlow(run: LocalRun, engines: FlowEnginesStandIn, options: FlowRunOptions, print: (message: string) => void): Promise<FlowOutcome> {
+export async function runFlow(run: LocalRun, engines: FlowEngines, options: FlowRunOptions, print: (message: string) => void): Promise<FlowOutcome> {
   shimPromiseWithResolvers();
   const { StateMachine } = loadLocalStepFunctions();
   const machine = findStateMachine(run, options.stateMachine);
@@ -138,7 +138,7 @@ export async function runFlow(run: LocalRun, engines: FlowEnginesStandIn, option
   }
 }
 
-async function waitForResult(run: LocalRun, engines: FlowEnginesStandIn, state: string, input: any, print: (message: string) => void): Promise<unknown> {
+async function waitForResult(run: LocalRun, engines: FlowEngines, state: string, input: any, print: (message: string) => void): Promise<unknown> {
   const body = typeof input?.MessageBody === 'string' ? JSON.parse(input.MessageBody) : input?.MessageBody;
   if (!body || typeof body !== 'object' || body.reply_to?.kind !== 'sfn') {
     throw new CliError(`State ${state} waits for a task token but sends no envelope with reply_to: was it made by waitForResult?`);

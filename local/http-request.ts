@@ -57,6 +57,22 @@ export function answerAndClose(res: ServerResponse, status: number, headers: Out
   res.end(body);
 }
 
+/** A JSON answer (`type` names the protocol: AWS's JSON 1.0 and 1.1 have content types of their own). */
+export function answerJson(res: ServerResponse, status: number, body: unknown, headers: OutgoingHttpHeaders = {}, type = 'application/json'): void {
+  res.writeHead(status, { 'content-type': type, ...headers });
+  res.end(JSON.stringify(body ?? null));
+}
+
+/** A request body as a JSON object, or `undefined` when it is not one (the caller words the error as its API does). */
+export function jsonObjectOf<T>(body: string): T | undefined {
+  try {
+    const value: unknown = JSON.parse(body);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Lower-cased names; repeated headers joined with commas (as the 2.0 payload does). */
 export function joinHeaders(req: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {};

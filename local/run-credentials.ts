@@ -1,7 +1,7 @@
 /**
  * The keys of one local run, made at its start and known to no other run: the functions sign their
- * Invoke and PutEvents calls with theirs (the handler with its own, the only keys that may invoke
- * the approvals engine), and the approver signs the function URL's requests with theirs.
+ * AWS calls with theirs (the handler with its own, the only keys that may invoke the approvals
+ * engine), and the approver signs the function URL's requests with theirs.
  */
 import { randomBytes } from 'node:crypto';
 

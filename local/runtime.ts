@@ -1,8 +1,9 @@
 /**
  * A local run of one `ToolHandler`: dynalite with the approvals table, the
  * synthesized handler, approvals engine, API and expirer each in a worker thread of this process
- * with the environment the template gives it (local/function-sandbox.ts), Lambda's Invoke and
- * EventBridge's PutEvents on a local port, the API behind a local function URL that checks SigV4,
+ * with the environment the template gives it (local/function-sandbox.ts), the AWS APIs they call
+ * (Lambda's Invoke, EventBridge's PutEvents, a waiting flow's completions: local/endpoints.ts) on a
+ * local port, the API behind a local function URL that checks SigV4,
  * and a stand-in for the resume pipe. Its endpoints, the DynamoDB one included, accept only the
  * run's own keys, made at its start.
  */
@@ -19,6 +20,7 @@ import { startHttpApiHost, type HttpApiHost } from './http-api-host';
 import { startLocalOidcIssuer, type LocalOidcIssuer } from './oidc-issuer';
 import { createTableInput, startDynamo, type LocalDynamo } from './dynamo';
 import { startEndpoints, type BusEvent, type LocalEndpoints } from './endpoints';
+import type { FlowEngines } from './flow-engines';
 import { startS3, type LocalS3 } from './s3';
 import { EventPatternError } from './event-pattern';
 import { FunctionSandbox, type FunctionSpec, type InvokeOutcome } from './function-sandbox';
@@ -65,10 +67,11 @@ export interface LocalRunOptions {
   /** Every line `local` prints. */
   readonly print: (line: LocalLine) => void;
   /**
-   * Where the functions' Step Functions clients are pointed (`AWS_ENDPOINT_URL_SFN`): the task
-   * responses of a flow run locally (local/flow-engines.ts). @default - unset
+   * The flows that wait for the run's calls (local/flow-engines.ts): the run's endpoints hand them
+   * the completions the functions send (Step Functions' task responses, durable callbacks), signed
+   * with the run's keys. @default - completions are refused as unknown operations
    */
-  readonly sfnEndpoint?: string;
+  readonly flowEngines?: FlowEngines;
 }
 
 export class LocalRun {
@@ -145,7 +148,7 @@ export class LocalRun {
     return LOCAL_REGION;
   }
 
-  /** Where the functions' Lambda and EventBridge clients are pointed (`AWS_ENDPOINT_URL_LAMBDA`). */
+  /** Where the functions' Lambda, EventBridge, SQS and Step Functions clients are pointed (`AWS_ENDPOINT_URL_LAMBDA`, ...). */
   get awsEndpointUrl(): string {
     return this.endpoints!.url;
   }
@@ -222,7 +225,7 @@ export class LocalRun {
 
     const nodePath = sdkNodePath().join(path.delimiter);
     const { handler: handlerKey, functions: functionsKey, caller: callerKey } = this.credentials;
-    // The keys the functions sign their AWS calls with: the only keys the Lambda, EventBridge and DynamoDB endpoints know.
+    // The keys the functions sign their AWS calls with: the only keys the AWS endpoints, S3 and DynamoDB know.
     const functionKeys = new Map([handlerKey, functionsKey].map((key) => [key.accessKeyId, key.secretAccessKey]));
     this.dynamo = await startDynamo({ region: LOCAL_REGION, keys: functionKeys });
     if (chosen.tableId && chosen.table) {
@@ -241,6 +244,7 @@ export class LocalRun {
           this.emit(busLine(event));
           for (const n of notificationsFor(this.topicRules, event)) this.emit({ type: 'notification', topic: n.topic, message: n.message });
         },
+        completeFlow: this.options.flowEngines?.complete,
       },
       {
         region: LOCAL_REGION,
@@ -258,7 +262,7 @@ export class LocalRun {
       AWS_ENDPOINT_URL_DYNAMODB: this.dynamo.endpoint,
       AWS_ENDPOINT_URL_LAMBDA: this.endpoints.url,
       AWS_ENDPOINT_URL_EVENTBRIDGE: this.endpoints.url,
-      ...(this.options.sfnEndpoint ? { AWS_ENDPOINT_URL_SFN: this.options.sfnEndpoint } : {}),
+      AWS_ENDPOINT_URL_SFN: this.endpoints.url,
       AWS_ENDPOINT_URL_SQS: this.endpoints.url,
       AWS_ENDPOINT_URL_S3: this.s3.url,
       AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: '1',

@@ -3,8 +3,8 @@
  * endpoint on loopback (the local run is closed to other hosts), then the credential
  * scope (service, region, date), a 15-minute clock window, the payload's hash, and the signature
  * itself, recomputed with the AWS SDK's own signer from the secret of the access key the request
- * names. Used by every local endpoint: the function URL, Lambda's Invoke, EventBridge's PutEvents and
- * DynamoDB. Everything but the payload's hash and the signature is read from the headers alone
+ * names. Used by every local endpoint: the function URL, the AWS APIs of local/endpoints.ts (Lambda,
+ * EventBridge, SQS, Step Functions) and DynamoDB. Everything but the payload's hash and the signature is read from the headers alone
  * (`screenSigV4`), so that an endpoint refuses a request that cannot pass before it reads its body.
  *
  * A refusal's `reason` names what was wrong, never a value the request carried.

@@ -8,12 +8,12 @@
 import * as path from 'node:path';
 import { Stack } from 'aws-cdk-lib';
 import { ToolHandler } from '../../lib';
-import { startFlowEngines, type FlowEnginesStandIn } from '../../local/flow-engines';
+import { flowEngines, type FlowEngines } from '../../local/flow-engines';
 import { LocalRun } from '../../local/runtime';
 import { removeMade, synthesizeApp } from '../local/sample-assembly';
 
 const MAX_RECEIVES = 3;
-let engines: FlowEnginesStandIn;
+let engines: FlowEngines;
 let run: LocalRun;
 
 beforeAll(async () => {
@@ -24,12 +24,11 @@ beforeAll(async () => {
       maxReceiveCount: MAX_RECEIVES,
     });
   });
-  engines = await startFlowEngines();
-  run = await LocalRun.start({ assembly, print: () => undefined, expireEverySeconds: 60, sfnEndpoint: engines.url });
+  engines = flowEngines();
+  run = await LocalRun.start({ assembly, print: () => undefined, expireEverySeconds: 60, flowEngines: engines });
 }, 180_000);
 afterAll(async () => {
   await run?.stop();
-  await engines?.close();
   removeMade();
 });
 

@@ -1,8 +1,10 @@
 /**
  * A Lambda durable function that calls a tool with `callTool` (`cdk-tool-handler/durable`), run by
  * the durable SDK's own `LocalDurableTestRunner`: its submitter sends the call through the real SQS
- * client (to local/sqs-front.ts), the handler runs it and completes the callback through the real
- * Lambda client (to local/flow-engines.ts, which forwards to the runner). Approve, deny, expire, a
+ * client, the handler runs it and completes the callback through the real Lambda client, both to the
+ * local endpoints (local/endpoints.ts, signed with the tests' keys), which deliver the message to the
+ * handler and the completion to the flow engines (local/flow-engines.ts, which forward it to the
+ * runner). Approve, deny, expire, a
  * failure retrying could not fix, and a submitter that runs twice (one call, one completion).
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -15,18 +17,18 @@ import { callTool, ToolCallFailed } from '../../lambda/durable';
 import { resetFlowEngineClients } from '../../lambda/flows/engines';
 import { flowTarget } from '../../lambda/results/flow-target';
 import { MemoryApprovalStore, tool, toolHandler, ToolExecutor } from '../../lambda';
-import { startFlowEngines, type FlowEnginesStandIn } from '../../local/flow-engines';
-import type { LoopbackServer } from '../../local/loopback-server';
-import { startSqsFront, type SentMessage } from '../../local/sqs-front';
+import { startEndpoints, type LocalEndpoints, type SentMessage } from '../../local/endpoints';
+import { flowEngines, type EngineCompletion } from '../../local/flow-engines';
 import { captureLogs, sqsEvent, sqsRecord } from '../support/events';
-import { LOCAL_AWS_CREDENTIALS, LOCAL_AWS_ENV } from '../support/local-aws';
+import { LOCAL_AWS_ACCESS, LOCAL_AWS_CREDENTIALS, LOCAL_AWS_ENV } from '../support/local-aws';
 
-let engines: FlowEnginesStandIn;
-let sqs: LoopbackServer;
+let endpoints: LocalEndpoints;
 let runner: LocalDurableTestRunner | undefined;
 let clock = Date.now();
 const approvals = new MemoryApprovalStore({ ttlSeconds: 60, now: () => clock });
 const sent: SentMessage[] = [];
+/** Every completion that reached the flow engines. */
+let received: readonly EngineCompletion[] = [];
 let logs: ReturnType<typeof captureLogs>;
 const savedEnv = { ...process.env };
 
@@ -42,9 +44,8 @@ async function deliver(message: SentMessage): Promise<void> {
 
 beforeAll(async () => {
   await LocalDurableTestRunner.setupTestEnvironment({ skipTime: true });
-  sqs = await startSqsFront((message) => void deliver(message));
-  engines = await startFlowEngines({
-    // The runner has no HTTP endpoint: a callback completion is forwarded to its operation.
+  // The runner has no HTTP endpoint: a callback completion is forwarded to its operation.
+  const engines = flowEngines({
     onCompletion: async (completion) => {
       if (!runner || completion.engine !== 'durable') return false;
       const operation = runner.getOperation('tool:refund');
@@ -53,14 +54,17 @@ beforeAll(async () => {
       return true;
     },
   });
-  Object.assign(process.env, LOCAL_AWS_ENV, { AWS_ENDPOINT_URL_LAMBDA: engines.url });
+  received = engines.received;
+  // One port: SendMessage (by its X-Amz-Target) and the callbacks (by their path) each reach their own handler.
+  endpoints = await startEndpoints({ onMessage: (message) => void deliver(message), completeFlow: engines.complete }, LOCAL_AWS_ACCESS);
+  Object.assign(process.env, LOCAL_AWS_ENV, { AWS_ENDPOINT_URL_LAMBDA: endpoints.url });
   resetFlowEngineClients();
 });
 afterAll(async () => {
   await LocalDurableTestRunner.teardownTestEnvironment();
   resetFlowEngineClients();
   process.env = savedEnv;
-  await Promise.all([engines.close(), sqs.close()]);
+  await endpoints.close();
 });
 beforeEach(() => {
   logs = captureLogs();
@@ -68,7 +72,7 @@ beforeEach(() => {
 });
 afterEach(() => logs.restore());
 
-const client = () => new SQSClient({ region: 'us-east-1', endpoint: sqs.url, credentials: LOCAL_AWS_CREDENTIALS });
+const client = () => new SQSClient({ region: 'us-east-1', endpoint: endpoints.url, credentials: LOCAL_AWS_CREDENTIALS });
 
 /** A durable function that refunds an order through the handler and says how it went. */
 function refundFlow(options: { submitTwice?: boolean; queue?: string; defaultClient?: boolean } = {}) {
@@ -84,7 +88,7 @@ function refundFlow(options: { submitTwice?: boolean; queue?: string; defaultCli
         }
       : ctx;
     try {
-      const queue = options.queue ?? `${sqs.url}/123456789012/tools`;
+      const queue = options.queue ?? `${endpoints.url}/123456789012/tools`;
       const reply = await callTool(ctxSubmittingTwice, { queue, tool: 'refund', args: { orderId: event.orderId }, sqs: sqsClient });
       return { status: reply.status, result: reply.result };
     } catch (error) {
@@ -150,11 +154,11 @@ test('a submitter that runs twice sends the same call twice, and the flow is com
   expect(sent).toHaveLength(2);
   expect(JSON.parse(sent[0].body)).toEqual(JSON.parse(sent[1].body));
   const callbackId = JSON.parse(sent[0].body).reply_to.callback_id;
-  expect(engines.received.filter((c) => c.id === callbackId)).toHaveLength(1);
+  expect(received.filter((c) => c.id === callbackId)).toHaveLength(1);
 });
 
 test('the default SQS client honours AWS_ENDPOINT_URL_SQS: the queue URL\'s own host is never asked', async () => {
-  process.env.AWS_ENDPOINT_URL_SQS = sqs.url;
+  process.env.AWS_ENDPOINT_URL_SQS = endpoints.url;
   try {
     runner = new LocalDurableTestRunner({
       handlerFunction: refundFlow({ defaultClient: true, queue: 'https://sqs.us-east-1.amazonaws.com/123456789012/tools' }),

@@ -8,13 +8,13 @@
 import * as path from 'node:path';
 import { Stack } from 'aws-cdk-lib';
 import { ToolHandler } from '../../lib';
-import { startFlowEngines, type FlowEnginesStandIn } from '../../local/flow-engines';
+import { flowEngines, type FlowEngines } from '../../local/flow-engines';
 import { LocalRun } from '../../local/runtime';
 import { removeMade, synthesizeApp } from '../local/sample-assembly';
 
 /** JSON of the `large` tool's result is the size plus 11 bytes (`{"data":"..."}`): exactly the default threshold. */
 const SIZE = 256 * 1024 - 11;
-let engines: FlowEnginesStandIn;
+let engines: FlowEngines;
 let assembly: string;
 const runs: LocalRun[] = [];
 
@@ -25,16 +25,15 @@ beforeAll(async () => {
     new ToolHandler(stack, 'Offloading', { entry, tools: ['large'], owner: 'offloading', resultOffload: {} });
     new ToolHandler(stack, 'Plain', { entry, tools: ['large'], owner: 'plain' });
   });
-  engines = await startFlowEngines();
+  engines = flowEngines();
 }, 180_000);
 afterAll(async () => {
   for (const run of runs) await run.stop();
-  await engines?.close();
   removeMade();
 });
 
 async function start(handler: string): Promise<LocalRun> {
-  const run = await LocalRun.start({ assembly, handler, print: () => undefined, expireEverySeconds: 60, sfnEndpoint: engines.url });
+  const run = await LocalRun.start({ assembly, handler, print: () => undefined, expireEverySeconds: 60, flowEngines: engines });
   runs.push(run);
   return run;
 }

@@ -2,7 +2,8 @@
  * A synthesized state machine that waits for a tool's result (`waitForResult`), run by
  * aws-local-stepfunctions (local/flow-run.ts, what `local --flow` runs) through the real handler
  * bundle, engine, approvals API, pipe and expirer of the local run (local/runtime.ts), the handler's
- * Step Functions client pointed at the stand-in (local/flow-engines.ts). Approve: the flow gets the
+ * Step Functions client pointed at the run's endpoints, signing with the run's keys, which hand the
+ * completions to the flow engines (local/flow-engines.ts). Approve: the flow gets the
  * reply. Deny: its Catch of ToolHandler.ApprovalDenied runs. Expire: ToolHandler.ApprovalExpired.
  * A second resume completes nothing. The task tokens appear in no line, event or audit record.
  */
@@ -10,10 +11,11 @@ import * as path from 'node:path';
 import { Duration, Stack } from 'aws-cdk-lib';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { ToolHandler } from '../../lib';
-import { startFlowEngines, type FlowEnginesStandIn } from '../../local/flow-engines';
+import { flowEngines, type FlowEngines } from '../../local/flow-engines';
 import { runFlow, type FlowOutcome } from '../../local/flow-run';
 import { LocalRun } from '../../local/runtime';
 import { decide, localApprovalsClient, waitFor } from '../../local/scripting';
+import { sendRaw, sendSigned } from '../local/raw-aws-request';
 import { local, removeMade, synthesizeApp } from '../local/sample-assembly';
 
 const ENTRY = path.join(__dirname, '..', '..', 'bin', 'tools.ts');
@@ -43,19 +45,25 @@ export function buildFlowStack(stack: Stack): void {
   tools.allowTaskResponseFrom(jsonataFlow);
 }
 
-let engines: FlowEnginesStandIn;
+let engines: FlowEngines;
 let run: LocalRun;
 let assembly: string;
 const printed: string[] = [];
+const waitingTokens: string[] = [];
 
 beforeAll(async () => {
   assembly = synthesizeApp((app) => buildFlowStack(new Stack(app, 'Flow')));
-  engines = await startFlowEngines();
-  run = await LocalRun.start({ assembly, print: () => undefined, expireEverySeconds: 0.3, sfnEndpoint: engines.url });
+  engines = flowEngines();
+  // The tokens the flows wait with, as a test may know them (an attacker would have to guess one).
+  const waitForTask = engines.waitForTask;
+  engines.waitForTask = (token) => {
+    waitingTokens.push(token);
+    return waitForTask(token);
+  };
+  run = await LocalRun.start({ assembly, print: () => undefined, expireEverySeconds: 0.3, flowEngines: engines });
 }, 180_000);
 afterAll(async () => {
   await run?.stop();
-  await engines?.close();
   removeMade();
 });
 
@@ -99,6 +107,25 @@ test('expire: the expirer fails the task with ToolHandler.ApprovalExpired, which
   } finally {
     await run.restart('engine', { TOOL_HANDLER_APPROVAL_TTL_S: String(15 * 60) });
   }
+}, 60_000);
+
+test("another process cannot complete a waiting flow through the run's endpoints, even with its real token: unsigned, or signed by made-up keys, the approver's or `local call`'s", async () => {
+  const outcome = flow('o-forged');
+  const id = await pendingFor('o-forged');
+  const token = waitingTokens[waitingTokens.length - 1];
+  const completions = engines.received.length;
+  const headers = { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AWSStepFunctions.SendTaskSuccess' };
+  const body = JSON.stringify({ taskToken: token, output: JSON.stringify({ status: 'ok', tool: 'refund', result: { refunded: 'o-forged' } }) });
+  expect((await sendRaw({ origin: run.awsEndpointUrl, path: '/', headers, body })).status).toBe(403);
+  const madeUp = { accessKeyId: 'AKIAMADEUP0000000000', secretAccessKey: 'made-up-secret' };
+  for (const keys of [madeUp, run.approver, run.caller]) {
+    const reply = await sendSigned({ origin: run.awsEndpointUrl, path: '/', headers, body, keys, service: 'states', region: run.region });
+    expect(reply.status).toBe(403);
+  }
+  expect(engines.received).toHaveLength(completions);
+  // The flow still waits for its real outcome.
+  await decide(localApprovalsClient(run)!, id, false, 'not eligible');
+  expect(await outcome).toEqual({ ok: true, output: { refunded: false, why: 'denied' } });
 }, 60_000);
 
 test('every completion went to its own token once, and no token appears in any line, event, audit record or API record', async () => {

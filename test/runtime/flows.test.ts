@@ -25,7 +25,7 @@ let logs: ReturnType<typeof captureLogs>;
 const savedEnv = { ...process.env };
 
 beforeAll(async () => {
-  engines = await startFlowEngines();
+  engines = await startFlowEngines(LOCAL_AWS_ACCESS);
   Object.assign(process.env, LOCAL_AWS_ENV, {
     AWS_ENDPOINT_URL_SFN: engines.url,
     AWS_ENDPOINT_URL_LAMBDA: engines.url,

@@ -12,9 +12,9 @@ export const LOCAL_AWS_ENV = {
 export const LOCAL_AWS_CREDENTIALS = { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY };
 
 /**
- * Who may call the tests' local Lambda and EventBridge endpoints (local/endpoints.ts, closed as the
- * local run's are): requests signed by the tests' keys, with a loopback `Host`. Any function may be
- * invoked directly (the tests call the engine and the API themselves).
+ * Who may call the tests' local AWS endpoints (local/endpoints.ts, closed as the local run's are):
+ * requests signed by the tests' keys, with a loopback `Host`. Any function may be invoked directly
+ * (the tests call the engine and the API themselves).
  */
 export const LOCAL_AWS_ACCESS: EndpointAccess = {
   region: LOCAL_AWS_ENV.AWS_REGION,
