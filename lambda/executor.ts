@@ -102,11 +102,17 @@ export class ToolExecutor implements EnvelopeRouter {
       };
       identity = call;
       const args = await tool.parseArgs(envelope.args);
-      if (tool.rateLimit) await admitRate(tool, call, this.calls);
-      if (tool.needsApproval(args)) return await requestApproval(this.requireApprovals(`Tool ${tool.name} requires approval`), tool, envelope, call);
+      const admit = tool.rateLimit ? () => admitRate(tool, call, this.calls) : undefined;
+      if (tool.needsApproval(args)) {
+        await admit?.();
+        return await requestApproval(this.requireApprovals(`Tool ${tool.name} requires approval`), tool, envelope, call);
+      }
       // A read-only tool may run again harmlessly: no state store round trip at all.
       const calls = tool.readOnly ? undefined : this.calls;
-      if (calls) return await runLeased(calls, tool, args, envelope, delivery, call);
+      // Under a lease the call is counted once it is known to be new: a redelivery of a call that
+      // ran, or a copy of one that runs, is answered as a duplicate and not counted again.
+      if (calls) return await runLeased(calls, tool, args, envelope, delivery, call, admit);
+      await admit?.();
       return { ok: true, reply: await runCall(tool, args, call, delivery), identity: call };
     } catch (error) {
       return { ok: false, error: asToolHandlerError(error), identity };

@@ -14,7 +14,11 @@ import { runCall } from '../run-tool';
 import type { CallStore } from '../stores/types';
 import type { Tool } from '../tool';
 
-/** Runs the call under its lease. Throws the call's errors: the envelope names the failed call. */
+/**
+ * Runs the call under its lease. Throws the call's errors: the envelope names the failed call.
+ * `admit` (the tool's rate limit) is checked once the lease is taken, so a duplicate is never
+ * counted; a refusal gives the lease back, so the call runs when it comes again.
+ */
 export async function runLeased(
   calls: CallStore,
   tool: Tool<any>,
@@ -22,6 +26,7 @@ export async function runLeased(
   envelope: CallEnvelope,
   delivery: Delivery,
   call: PlainCall,
+  admit?: () => Promise<void>,
 ): Promise<Outcome> {
   const { runId, callId } = envelope;
   const key = { runId, callId };
@@ -46,6 +51,7 @@ export async function runLeased(
   }
   let reply: OkReply;
   try {
+    await admit?.();
     reply = await runCall(tool, args, call, delivery);
   } catch (error) {
     // A run that timed out may still be going: its lease stands until the invocation ends.

@@ -160,11 +160,58 @@ test('one round trip more than the same call without a limit (a conditional Upda
     recorder.reset();
     await handler({ tool: 'search', args: { q: 'x' } });
     expect(recorder.sent.length - without).toBe(1);
-    expect(recorder.sent[0]).toMatchObject({ command: 'UpdateItemCommand', input: { ConditionExpression: expect.stringContaining('attribute_not_exists(#count)') } });
+    expect(recorder.sent.filter((r) => r.command === 'UpdateItemCommand' && String(r.input.ConditionExpression).includes('attribute_not_exists(#count)'))).toHaveLength(1);
   } finally {
     logs.restore();
     recorder.detach();
   }
+});
+
+test('a duplicate is not counted: a redelivery of a call that ran gets its kept reply, not RateLimited, and the count is unchanged', async () => {
+  const { handler } = await dynamoHandler();
+  const once = (messageId: string, runId: string) => fromCaller(messageId, 'AIDADUPE', { tool: 'search', args: { q: runId }, run_id: runId, call_id: 'c' });
+  runs.length = 0;
+  const logs = captureLogs();
+  try {
+    // The limit's calls, each then delivered again (as SQS may): every copy answered from its kept reply.
+    for (let i = 0; i < LIMIT; i++) expect(await handler(sqsEvent(once(`m${i}`, `run${i}`)), lambdaContext(30_000))).toEqual({ batchItemFailures: [] });
+    for (let i = 0; i < LIMIT; i++) expect(await handler(sqsEvent(once(`again${i}`, `run${i}`)), lambdaContext(30_000))).toEqual({ batchItemFailures: [] });
+    // The count holds the limit's calls only: one new call is still refused, and none more ran.
+    const answer: any = await handler(sqsEvent(once('new', 'run-new')), lambdaContext(30_000));
+    expect(answer.batchItemFailures).toEqual([{ itemIdentifier: 'new' }]);
+  } finally {
+    logs.restore();
+  }
+  expect(runs.filter((r) => r.startsWith('AIDADUPE:'))).toHaveLength(LIMIT);
+  const lines = logs.lines().filter((l) => l.message === 'tool call');
+  expect(lines.filter((l) => l.outcome === 'RateLimited').map((l) => l.message_id)).toEqual(['new']);
+  // Each copy was answered with its call's kept reply (the tool did not run again: `runs` above).
+  expect(lines.filter((l) => String(l.message_id).startsWith('again')).map((l) => l.outcome)).toEqual(Array(LIMIT).fill('ok'));
+});
+
+test('a refused call gives its lease back: when it comes again in a new window, it runs', async () => {
+  const { tableName, client } = await createTestTable();
+  // A second before the minute ends: the next window starts while a lease taken now would still be
+  // held. The clock is set before the store is made, which keeps its own reference to it.
+  let now = Date.parse('2026-01-01T00:00:59Z');
+  const spy = jest.spyOn(Date, 'now').mockImplementation(() => now);
+  const store = new DynamoApprovalStore({ tableName, client });
+  const ran: string[] = [];
+  const perMinute = tool({ name: 'per_minute', rateLimit: { limit: 1, window: 60 }, run: (_args, { callId }) => ran.push(callId) });
+  const executor = new ToolExecutor({ tools: [perMinute], approvals: store });
+  const logs = captureLogs();
+  try {
+    await handleEnvelope(executor, { tool: 'per_minute', args: {}, run_id: 'r', call_id: 'first' });
+    const refused = await handleEnvelope(executor, { tool: 'per_minute', args: {}, run_id: 'r', call_id: 'second' }).then(() => undefined, (e: unknown) => e);
+    expect(refused).toBeInstanceOf(RateLimited);
+    now += 2_000;
+    // Not CallInProgress: the refusal gave its lease back.
+    await expect(handleEnvelope(executor, { tool: 'per_minute', args: {}, run_id: 'r', call_id: 'second' })).resolves.toMatchObject({ status: 'ok' });
+  } finally {
+    logs.restore();
+    spy.mockRestore();
+  }
+  expect(ran).toEqual(['first', 'second']);
 });
 
 test('a limit is checked at definition, naming the option', () => {
