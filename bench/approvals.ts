@@ -16,6 +16,7 @@ import { EngineApprovals } from '../lambda/approvals/engine-client';
 import { DynamoApprovalStore } from '../lambda/stores/dynamo';
 import { createActiveTable, keyOnlyTableInput } from '../test/support/dynamo';
 import { withDynalite } from './dynamo';
+import { withoutLogLines } from './lib/quiet';
 import { mean } from './lib/stats';
 
 export interface ApprovalInvokes {
@@ -55,20 +56,22 @@ export async function measureApprovalInvokes(iterations: number): Promise<Approv
     };
     const samples = { create: [] as number[], resume: [] as number[], refusedResume: [] as number[] };
     try {
-      for (let i = 0; i < iterations; i++) {
-        const call = parseEnvelope({ tool: 'refund', args: { orderId: `o${i}` }, run_id: `r${i}`, call_id: `c${i}` });
-        let approvalId = '';
-        samples.create.push(
-          await counted(async () => {
-            const reply = (await executor.execute(call, options)) as { approval_id: string };
-            approvalId = reply.approval_id;
-          }),
-        );
-        await store.decide(approvalId, { approved: true, by: 'bench' });
-        const resume = parseEnvelope({ approval_id: approvalId });
-        samples.resume.push(await counted(() => executor.execute(resume, options)));
-        samples.refusedResume.push(await counted(() => executor.execute(resume, options)));
-      }
+      await withoutLogLines(async () => {
+        for (let i = 0; i < iterations; i++) {
+          const call = parseEnvelope({ tool: 'refund', args: { orderId: `o${i}` }, run_id: `r${i}`, call_id: `c${i}` });
+          let approvalId = '';
+          samples.create.push(
+            await counted(async () => {
+              const reply = (await executor.execute(call, options)) as { approval_id: string };
+              approvalId = reply.approval_id;
+            }),
+          );
+          await store.decide(approvalId, { approved: true, by: 'bench' });
+          const resume = parseEnvelope({ approval_id: approvalId });
+          samples.resume.push(await counted(() => executor.execute(resume, options)));
+          samples.refusedResume.push(await counted(() => executor.execute(resume, options)));
+        }
+      });
     } finally {
       lambda.destroy();
       dynamo.destroy();

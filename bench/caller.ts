@@ -13,6 +13,7 @@ import { argsDigest, CALLER_PROOF_HEADER, CALLER_PROOF_LIFETIME_S, callerFromPro
 import { ENV } from '../lambda/construct-contract';
 import { startKms } from '../local/kms';
 import { lambdaContext } from '../test/support/events';
+import { withoutLogLines } from './lib/quiet';
 import { median } from './lib/stats';
 
 export interface CallerVerify {
@@ -69,17 +70,12 @@ export async function measureCallerVerify(iterations: number): Promise<CallerVer
       return kms.requests.length - before;
     };
 
-    // The handler's log lines (one per call) are not the bench's output.
-    const write = process.stdout.write;
-    process.stdout.write = (() => true) as typeof process.stdout.write;
-    let networkCallsCold: number;
+    let networkCallsCold = 0;
     let warmCalls = 0;
-    try {
+    await withoutLogLines(async () => {
       networkCallsCold = await counted(invoke);
       for (let i = 0; i < iterations; i++) warmCalls += await counted(invoke);
-    } finally {
-      process.stdout.write = write;
-    }
+    });
 
     // The check itself, with the public key the handler keeps for the container.
     const publicKey = await callerPublicKey(keyArn);

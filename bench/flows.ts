@@ -15,6 +15,7 @@ import { startFlowEngines } from '../local/flow-engines';
 import { createActiveTable, approvalsTableInput } from '../test/support/dynamo';
 import { withDynalite } from './dynamo';
 import { lambdaContext, sqsEvent, sqsRecord } from './lib/events';
+import { withoutLogLines } from './lib/quiet';
 import { mean } from './lib/stats';
 
 export interface FlowCompletionRoundTrips {
@@ -67,7 +68,7 @@ export async function measureFlowCompletionRoundTrips(iterations: number): Promi
       const refund = tool({ name: 'refund', input: z.object({ orderId: z.string() }), requiresApproval: true, run: ({ orderId }) => ({ refunded: orderId }) });
       const handler = toolHandler(new ToolExecutor({ tools: [add, refund], approvals: store }), { replies: false });
       const deliver = async (id: string, body: unknown): Promise<void> => {
-        const answer = (await handler(sqsEvent([sqsRecord(id, JSON.stringify(body))]), lambdaContext())) as { batchItemFailures: unknown[] };
+        const answer = (await withoutLogLines(() => handler(sqsEvent([sqsRecord(id, JSON.stringify(body))]), lambdaContext()))) as { batchItemFailures: unknown[] };
         if (answer.batchItemFailures.length > 0) throw new Error(`bench delivery ${id} failed`);
       };
       const cost = async (work: () => Promise<void>) => {

@@ -6,6 +6,7 @@ import { callFingerprint } from '../../lambda/ids';
 import { EventBridgeReplyPublisher, parseEnvelope, tool, ToolExecutor } from '../../lambda';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
 import { createTestTable } from '../support/dynamo';
+import { captureLogs } from '../support/events';
 import { startEventBridgeEndpoint, type EventBridgeEndpoint } from '../support/eventbridge-endpoint';
 import { functionUrlEvent } from '../support/function-url-event';
 
@@ -36,6 +37,20 @@ const refund = tool({ name: 'refund', input: z.object({ orderId: z.string() }), 
 test('an undecided approval past its TTL is marked expired once, announced, and can no longer be decided or resumed', async () => {
   const executor = new ToolExecutor({ tools: [refund], approvals: store, calls: false });
   const options = { source: 't', deadline: T0 + 10_000, invocationEnd: T0 + 10_000 };
+  const logs = captureLogs();
+  try {
+    await expiresOnce(executor, options);
+  } finally {
+    logs.restore();
+  }
+  // Its audit record, once: the expiry, with the call's ids and never its args.
+  const expiries = logs.lines().filter((l) => l.message === 'approval expired');
+  expect(expiries).toHaveLength(1);
+  expect(expiries[0]).toMatchObject({ record: 'audit', event: 'expiry', outcome: 'expired', run_id: 'r', 'gen_ai.tool.call.id': 'c' });
+  expect(JSON.stringify(logs.lines())).not.toContain('"o1"');
+});
+
+async function expiresOnce(executor: ToolExecutor, options: { source: string; deadline: number; invocationEnd: number }): Promise<void> {
   const pending = (await executor.execute(parseEnvelope({ tool: 'refund', args: { orderId: 'o1' }, run_id: 'r', call_id: 'c' }), options)) as any;
   expect(pending).toMatchObject({ status: 'pending_approval', expires_at: new Date(T0 + 60_000).toISOString() });
   const expirer = approvalsExpirer({ store, bus: new EventBridgeReplyPublisher({ busName: 'replies', client: bus.client() }) });
@@ -74,7 +89,7 @@ test('an undecided approval past its TTL is marked expired once, announced, and 
   // DynamoDB's TTL may delete it a day after its expiry, not before: it stays readable until then.
   const item = await rawGet(`approval#handler#${pending.approval_id}`);
   expect(item).toMatchObject({ expiresAt: (T0 + 60_000) / 1000, deleteAt: (T0 + 60_000 + 86_400_000) / 1000 });
-});
+}
 
 test('decided approvals and approvals of another owner are never marked', async () => {
   const args = { orderId: 'o' };
