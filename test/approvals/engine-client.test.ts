@@ -8,6 +8,14 @@ import { ToolExecutor } from '../../lambda/executor';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
 import { refundExecutor } from '../support/counting-tools';
 import { createTestTable } from '../support/dynamo';
+import { captureLogs } from '../support/events';
+
+// The runtime's log lines are captured, not printed into the test run's output.
+let logs: ReturnType<typeof captureLogs>;
+beforeEach(() => {
+  logs = captureLogs();
+});
+afterEach(() => logs.restore());
 
 /**
  * The handler's side of the engine link: the real `@aws-sdk/client-lambda` against a local Invoke
