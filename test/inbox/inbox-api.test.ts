@@ -5,6 +5,14 @@ import { startIssuer, tampered, unsignedToken, type LocalIssuer } from '../const
 import { createTestTable } from '../support/dynamo';
 import { functionUrlEvent } from '../support/function-url-event';
 import { loadInboxBundle } from '../support/inbox-bundle';
+import { captureLogs } from '../support/events';
+
+// The functions' log lines are captured, not printed into the test run's output.
+let logs: ReturnType<typeof captureLogs>;
+beforeEach(() => {
+  logs = captureLogs();
+});
+afterEach(() => logs.restore());
 
 /**
  * The inbox's routes as attacks, through its real bundle (its verifier, jose, inside) against a
