@@ -12,7 +12,7 @@
 import { Agent, createServer, request, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import { DYNAMODB_BODY_LIMIT } from './body-limits';
 import { authenticate, screen, type Refusal, type SigningKeys } from './endpoint-access';
-import { answerAndClose, joinHeaders, readBody, splitUrl } from './http-request';
+import { answerAndClose, AWS_JSON_1_0, joinHeaders, readBody, splitUrl } from './http-request';
 import { listenOnLoopback } from './loopback-server';
 
 export interface DynamoFront {
@@ -103,5 +103,5 @@ function refuse(res: ServerResponse, refusal: Refusal): void {
 /** A DynamoDB error (`com.amazon.coral.service#<type>`), closing the connection: a body not read yet is never read. */
 function answer(res: ServerResponse, status: number, type: string, message: string, headers: OutgoingHttpHeaders = {}): void {
   const body = JSON.stringify({ __type: `com.amazon.coral.service#${type}`, message });
-  answerAndClose(res, status, { 'content-type': 'application/x-amz-json-1.0', ...headers }, body);
+  answerAndClose(res, status, { 'content-type': AWS_JSON_1_0, ...headers }, body);
 }

@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import { CliError } from '../console/errors';
 import { startDynamoFront, type DynamoFront } from './dynamo-front';
 import type { SigningKeys } from './endpoint-access';
+import { AWS_JSON_1_0 } from './http-request';
 import { loadDynalite } from './modules';
 
 export interface LocalDynamo {
@@ -115,7 +116,7 @@ function post(socketPath: string, agent: Agent, operation: string, body: string)
         method: 'POST',
         path: '/',
         headers: {
-          'content-type': 'application/x-amz-json-1.0',
+          'content-type': AWS_JSON_1_0,
           'content-length': Buffer.byteLength(body),
           'x-amz-target': `DynamoDB_20120810.${operation}`,
           authorization: 'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',

@@ -26,7 +26,7 @@ import {
 import { authenticate, invokeRefusal, otherActionRefusal, screen, type EndpointAccess, type Refusal, type SignedService } from './endpoint-access';
 import { DURABLE_CALLBACK_PATH, serveDurableCallback, serveTaskCompletion, TASK_COMPLETIONS, type CompleteFlow } from './flow-completions';
 import type { InvokeOutcome } from './function-sandbox';
-import { answerAndClose, answerJson, joinHeaders, readBody, splitUrl } from './http-request';
+import { answerAndClose, answerJson, AWS_JSON_1_0, AWS_JSON_1_1, joinHeaders, readBody, splitUrl } from './http-request';
 import { LOCAL_ACCOUNT } from './intrinsics';
 import { listenOnLoopback } from './loopback-server';
 import { serveSendMessage, serveVisibilityChange, type SentMessage, type VisibilityChange } from './sqs-api';
@@ -90,9 +90,7 @@ interface EndpointContext {
 }
 
 /** How an API words its errors: Lambda's REST JSON (`x-amzn-errortype`), or AWS's JSON 1.0 / 1.1 (`__type`). */
-type Protocol = 'rest-json' | typeof JSON_1_0 | typeof JSON_1_1;
-const JSON_1_0 = 'application/x-amz-json-1.0';
-const JSON_1_1 = 'application/x-amz-json-1.1';
+type Protocol = 'rest-json' | typeof AWS_JSON_1_0 | typeof AWS_JSON_1_1;
 
 /** One operation the endpoints serve, as known from the request's method, path and headers alone. */
 interface Operation {
@@ -174,17 +172,17 @@ function operationOf(method: string, rawPath: string, headers: Readonly<Record<s
   const target = headers['x-amz-target'] ?? '';
   const task = TASK_COMPLETIONS.get(target);
   if (task) {
-    return completeFlow && action('states', JSON_1_0, task, FLOW_COMPLETION_BODY_LIMIT, 'stateMachine:*', (body, res) => serveTaskCompletion(task, body, res, completeFlow));
+    return completeFlow && action('states', AWS_JSON_1_0, task, FLOW_COMPLETION_BODY_LIMIT, 'stateMachine:*', (body, res) => serveTaskCompletion(task, body, res, completeFlow));
   }
   switch (target) {
     case 'AWSEvents.PutEvents':
-      return handlers.onEvent && action('events', JSON_1_1, 'PutEvents', PUT_EVENTS_BODY_LIMIT, 'event-bus/*', (body, res) => servePutEvents(body, res, (e) => handlers.onEvent!(e)));
+      return handlers.onEvent && action('events', AWS_JSON_1_1, 'PutEvents', PUT_EVENTS_BODY_LIMIT, 'event-bus/*', (body, res) => servePutEvents(body, res, (e) => handlers.onEvent!(e)));
     case 'AmazonSQS.ChangeMessageVisibility':
-      return action('sqs', JSON_1_0, 'ChangeMessageVisibility', VISIBILITY_BODY_LIMIT, '*', (body, res) =>
+      return action('sqs', AWS_JSON_1_0, 'ChangeMessageVisibility', VISIBILITY_BODY_LIMIT, '*', (body, res) =>
         serveVisibilityChange(body, res, (change) => handlers.onVisibilityChange?.(change)),
       );
     case 'AmazonSQS.SendMessage':
-      return handlers.onMessage && action('sqs', JSON_1_0, 'SendMessage', SEND_MESSAGE_BODY_LIMIT, '*', (body, res) => serveSendMessage(body, res, (m) => handlers.onMessage!(m)));
+      return handlers.onMessage && action('sqs', AWS_JSON_1_0, 'SendMessage', SEND_MESSAGE_BODY_LIMIT, '*', (body, res) => serveSendMessage(body, res, (m) => handlers.onMessage!(m)));
     default:
       return undefined;
   }
@@ -239,7 +237,7 @@ function servePutEvents(body: string, res: ServerResponse, onEvent: (event: BusE
     });
     return { EventId: randomUUID() };
   });
-  answerJson(res, 200, { FailedEntryCount: 0, Entries: entries }, {}, JSON_1_1);
+  answerJson(res, 200, { FailedEntryCount: 0, Entries: entries }, {}, AWS_JSON_1_1);
 }
 
 /** `name`, `name:qualifier`, or an ARN (`arn:aws:lambda:region:account:function:name[:qualifier]`). */

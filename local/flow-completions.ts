@@ -7,7 +7,7 @@
  * (`TaskTimedOut`, `CallbackTimeoutException`) or unknown (`TaskDoesNotExist`, `ResourceNotFoundException`).
  */
 import type { ServerResponse } from 'node:http';
-import { answerJson, jsonObjectOf } from './http-request';
+import { answerJson, AWS_JSON_1_0, jsonObjectOf } from './http-request';
 
 /** One completion as the engine received it. */
 export interface EngineCompletion {
@@ -55,7 +55,7 @@ export async function serveTaskCompletion(
     ok,
     ...(ok ? { output: input.output } : { error: input.error, cause: input.cause }),
   });
-  if (outcome === 'taken') return answerJson(res, 200, {}, {}, 'application/x-amz-json-1.0');
+  if (outcome === 'taken') return answerJson(res, 200, {}, {}, AWS_JSON_1_0);
   // AWS: a late or second response gets TaskTimedOut; a token no task ever had, TaskDoesNotExist.
   return taskError(res, outcome === 'closed' ? 'TaskTimedOut' : 'TaskDoesNotExist', 'Task Timed Out');
 }
@@ -83,5 +83,5 @@ export async function serveDurableCallback(callbackId: string, ok: boolean, body
 
 /** A Step Functions error as its JSON 1.0 protocol sends it. */
 function taskError(res: ServerResponse, type: string, message: string): void {
-  answerJson(res, 400, { __type: `com.amazonaws.sfn#${type}`, message }, {}, 'application/x-amz-json-1.0');
+  answerJson(res, 400, { __type: `com.amazonaws.sfn#${type}`, message }, {}, AWS_JSON_1_0);
 }

@@ -57,6 +57,10 @@ export function answerAndClose(res: ServerResponse, status: number, headers: Out
   res.end(body);
 }
 
+/** The content types of AWS's JSON protocols, 1.0 (DynamoDB, SQS, Step Functions) and 1.1 (EventBridge, KMS). */
+export const AWS_JSON_1_0 = 'application/x-amz-json-1.0';
+export const AWS_JSON_1_1 = 'application/x-amz-json-1.1';
+
 /** A JSON answer (`type` names the protocol: AWS's JSON 1.0 and 1.1 have content types of their own). */
 export function answerJson(res: ServerResponse, status: number, body: unknown, headers: OutgoingHttpHeaders = {}, type = 'application/json'): void {
   res.writeHead(status, { 'content-type': type, ...headers });

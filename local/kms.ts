@@ -13,7 +13,7 @@
  */
 import { generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { answerAndClose, joinHeaders, readBody, splitUrl } from './http-request';
+import { answerAndClose, AWS_JSON_1_1, joinHeaders, readBody, splitUrl } from './http-request';
 import { LOCAL_ACCOUNT } from './intrinsics';
 import { listenOnLoopback } from './loopback-server';
 import { screenSigV4, verifySigV4, type SigV4Scope, type SigV4Verdict } from './sigv4';
@@ -112,7 +112,7 @@ export async function startKms(access: KmsAccess): Promise<LocalKms> {
     const result = perform(operation, verdict.accessKeyId, body);
     requests.push({ operation, accessKeyId: verdict.accessKeyId, ok: !isError(result) });
     if (isError(result)) return answer(res, result);
-    res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-requestid': randomUUID() });
+    res.writeHead(200, { 'content-type': AWS_JSON_1_1, 'x-amzn-requestid': randomUUID() });
     res.end(JSON.stringify(result));
   }
 
@@ -224,13 +224,13 @@ function refuse(res: ServerResponse, error: KmsError & { reason?: string }): voi
   answerAndClose(
     res,
     error.status,
-    { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-errortype': error.type, ...reason },
+    { 'content-type': AWS_JSON_1_1, 'x-amzn-errortype': error.type, ...reason },
     JSON.stringify({ __type: error.type, message: error.message }),
   );
 }
 
 function answer(res: ServerResponse, error: KmsError): void {
-  res.writeHead(error.status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-errortype': error.type });
+  res.writeHead(error.status, { 'content-type': AWS_JSON_1_1, 'x-amzn-errortype': error.type });
   res.end(JSON.stringify({ __type: error.type, message: error.message }));
 }
 

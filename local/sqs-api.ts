@@ -5,7 +5,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { answerJson, jsonObjectOf } from './http-request';
+import { answerJson, AWS_JSON_1_0, jsonObjectOf } from './http-request';
 
 /** A ChangeMessageVisibility request, as sent. */
 export interface VisibilityChange {
@@ -23,13 +23,12 @@ export interface SentMessage {
   readonly deduplicationId?: string;
 }
 
-const JSON_1_0 = 'application/x-amz-json-1.0';
 
 export function serveVisibilityChange(body: string, res: ServerResponse, onVisibilityChange: (change: VisibilityChange) => void): void {
   const change = jsonObjectOf<VisibilityChange>(body);
   if (!change) return sqsError(res, 'InvalidParameterValue', 'The request is not a JSON object.');
   onVisibilityChange(change);
-  answerJson(res, 200, {}, {}, JSON_1_0);
+  answerJson(res, 200, {}, {}, AWS_JSON_1_0);
 }
 
 export function serveSendMessage(body: string, res: ServerResponse, onMessage: (message: SentMessage) => void): void {
@@ -39,7 +38,7 @@ export function serveSendMessage(body: string, res: ServerResponse, onMessage: (
     return sqsError(res, 'MissingParameter', 'QueueUrl and MessageBody are required (strings).');
   }
   const messageId = randomUUID();
-  answerJson(res, 200, { MessageId: messageId, MD5OfMessageBody: createHash('md5').update(input.MessageBody).digest('hex') }, {}, JSON_1_0);
+  answerJson(res, 200, { MessageId: messageId, MD5OfMessageBody: createHash('md5').update(input.MessageBody).digest('hex') }, {}, AWS_JSON_1_0);
   onMessage({
     queueUrl: input.QueueUrl,
     messageId,
@@ -50,5 +49,5 @@ export function serveSendMessage(body: string, res: ServerResponse, onMessage: (
 }
 
 function sqsError(res: ServerResponse, type: string, message: string): void {
-  answerJson(res, 400, { __type: `com.amazonaws.sqs#${type}`, message }, {}, JSON_1_0);
+  answerJson(res, 400, { __type: `com.amazonaws.sqs#${type}`, message }, {}, AWS_JSON_1_0);
 }
