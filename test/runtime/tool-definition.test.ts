@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { handleEnvelope, MemoryApprovalStore, tool, ToolExecutor, ToolUsageError } from '../../lambda';
+import { captureLogs } from '../support/events';
 import { thrown } from '../support/thrown';
 
 
@@ -148,11 +149,11 @@ describe('a tool without `input` passes args through unchanged', () => {
     const seen: unknown[] = [];
     const t = tool({ name: 'free', run: (args) => void seen.push(args) });
     const executor = new ToolExecutor({ tools: [t], approvals: false });
-    const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const logs = captureLogs();
     try {
       await handleEnvelope(executor, { tool: 'free', args: { x: [1, 2], y: { z: null } } });
     } finally {
-      write.mockRestore();
+      logs.restore();
     }
     expect(seen).toEqual([{ x: [1, 2], y: { z: null } }]);
   });
@@ -189,12 +190,12 @@ describe('requiresApproval', () => {
       requiresApproval: predicate,
       run: ({ amount }) => ({ refunded: amount }),
     });
-    let write: jest.SpiedFunction<typeof process.stdout.write>;
+    let logs: ReturnType<typeof captureLogs>;
     beforeEach(() => {
       predicate.mockClear();
-      write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+      logs = captureLogs();
     });
-    afterEach(() => write.mockRestore());
+    afterEach(() => logs.restore());
 
     test('a large amount needs approval', async () => {
       const executor = new ToolExecutor({ tools: [refund], approvals: new MemoryApprovalStore() });
@@ -285,7 +286,7 @@ describe('async zod refinements', () => {
 
   test('through the executor, bad async args are a ToolUsageError naming the path', async () => {
     const executor = new ToolExecutor({ tools: [lookup], approvals: false });
-    const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const logs = captureLogs();
     try {
       const error = await handleEnvelope(executor, { tool: 'lookup', args: { order: { id: 'nope' } } }).then(
         () => undefined,
@@ -293,7 +294,7 @@ describe('async zod refinements', () => {
       );
       expectUsageError(error, [/`args\.order\.id`/]);
     } finally {
-      write.mockRestore();
+      logs.restore();
     }
   });
 });
