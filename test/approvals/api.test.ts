@@ -3,16 +3,11 @@ import { callFingerprint } from '../../lambda/ids';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
 import { createTestTable } from '../support/dynamo';
 import { APPROVER_ARN, functionUrlEvent } from '../support/function-url-event';
-import { captureLogs } from '../support/events';
-
-// The runtime's log lines are captured, not printed into the test run's output.
-let logs: ReturnType<typeof captureLogs>;
-beforeEach(() => {
-  logs = captureLogs();
-});
-afterEach(() => logs.restore());
+import { captureLogsOfEachTest } from '../support/events';
 
 /** The approvals API driven with function-URL events (payload 2.0, IAM authorizer) on dynalite. */
+
+captureLogsOfEachTest();
 
 const T0 = Date.UTC(2030, 0, 1);
 const TTL_S = 3600;

@@ -8,19 +8,14 @@ import { ToolExecutor } from '../../lambda/executor';
 import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
 import { refundExecutor } from '../support/counting-tools';
 import { createTestTable } from '../support/dynamo';
-import { captureLogs } from '../support/events';
-
-// The runtime's log lines are captured, not printed into the test run's output.
-let logs: ReturnType<typeof captureLogs>;
-beforeEach(() => {
-  logs = captureLogs();
-});
-afterEach(() => logs.restore());
+import { captureLogsOfEachTest } from '../support/events';
 
 /**
  * The handler's side of the engine link: the real `@aws-sdk/client-lambda` against a local Invoke
  * endpoint that runs the engine (its source) on dynalite, with the faults a network adds.
  */
+
+captureLogsOfEachTest();
 
 type Fault = 'lose-answer' | 'function-error' | 'throttle';
 

@@ -13,14 +13,9 @@ import { DynamoApprovalStore } from '../../lambda/stores/dynamo';
 import { type LocalEndpoints, startEndpoints } from '../../local/endpoints';
 import { refundExecutor } from '../support/counting-tools';
 import { createTestTable } from '../support/dynamo';
-import { captureLogs } from '../support/events';
+import { captureLogsOfEachTest } from '../support/events';
 
-// The runtime's log lines are captured, not printed into the test run's output.
-let logs: ReturnType<typeof captureLogs>;
-beforeEach(() => {
-  logs = captureLogs();
-});
-afterEach(() => logs.restore());
+captureLogsOfEachTest();
 
 const handlerKeys = { accessKeyId: 'handler', secretAccessKey: 'handler-secret' };
 const otherKeys = { accessKeyId: 'other', secretAccessKey: 'other-secret' };

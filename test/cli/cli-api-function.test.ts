@@ -7,14 +7,9 @@ import { randomUUID } from 'node:crypto';
 import type { FunctionUrlHandler } from '../../local/function-url';
 import { createTestTable, dynaliteEndpoint } from '../support/dynamo';
 import { describeCliContract, type ApiUnderTest } from './cli-contract';
-import { captureLogs } from '../support/events';
+import { captureLogsOfEachTest } from '../support/events';
 
-// The functions' log lines are captured, not printed into the test run's output.
-let logs: ReturnType<typeof captureLogs>;
-beforeEach(() => {
-  logs = captureLogs();
-});
-afterEach(() => logs.restore());
+captureLogsOfEachTest();
 
 describeCliContract('the approvals API function on dynalite', async (): Promise<ApiUnderTest> => {
   // Loaded here, not at the top: the entry reads its environment when it is imported.

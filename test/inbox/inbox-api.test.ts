@@ -5,20 +5,15 @@ import { startIssuer, tampered, unsignedToken, type LocalIssuer } from '../const
 import { createTestTable } from '../support/dynamo';
 import { functionUrlEvent } from '../support/function-url-event';
 import { loadInboxBundle } from '../support/inbox-bundle';
-import { captureLogs } from '../support/events';
-
-// The functions' log lines are captured, not printed into the test run's output.
-let logs: ReturnType<typeof captureLogs>;
-beforeEach(() => {
-  logs = captureLogs();
-});
-afterEach(() => logs.restore());
+import { captureLogsOfEachTest } from '../support/events';
 
 /**
  * The inbox's routes as attacks, through its real bundle (its verifier, jose, inside) against a
  * local OIDC issuer and the real stores on dynalite: who may see and decide what, what a token must be, where a decision
  * may come from, and that nothing decides on GET.
  */
+
+captureLogsOfEachTest();
 
 const ORIGIN = 'https://inbox.example.com';
 const CLIENT = 'inbox-client';

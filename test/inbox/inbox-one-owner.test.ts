@@ -4,19 +4,14 @@ import { startIssuer, type LocalIssuer } from '../construct/oauth-issuer';
 import { createTestTable } from '../support/dynamo';
 import { functionUrlEvent } from '../support/function-url-event';
 import { loadInboxBundle } from '../support/inbox-bundle';
-import { captureLogs } from '../support/events';
-
-// The functions' log lines are captured, not printed into the test run's output.
-let logs: ReturnType<typeof captureLogs>;
-beforeEach(() => {
-  logs = captureLogs();
-});
-afterEach(() => logs.restore());
+import { captureLogsOfEachTest } from '../support/events';
 
 /**
  * An inbox that serves one owner, through its real bundle: its routes need no `owner`, which is
  * that one owner, and a decision made there is recorded as the signed-in approver's.
  */
+
+captureLogsOfEachTest();
 
 const ORIGIN = 'https://inbox.example.com';
 const CLIENT = 'inbox-client';

@@ -97,6 +97,18 @@ export function captureLogs(): { lines: () => Array<Record<string, unknown>>; te
 }
 
 /**
+ * Captures the log lines of every test in the calling file (beforeEach / afterEach), so that the
+ * runtime's lines are not printed into the test run's output; for files that do not read them.
+ */
+export function captureLogsOfEachTest(): void {
+  let logs: ReturnType<typeof captureLogs> | undefined;
+  beforeEach(() => {
+    logs = captureLogs();
+  });
+  afterEach(() => logs?.restore());
+}
+
+/**
  * The context AgentCore Gateway gives a Lambda target: the tool's name (`<target>___<tool>`) and,
  * when given, the session id in `clientContext.custom`.
  */
