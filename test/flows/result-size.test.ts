@@ -8,9 +8,10 @@
 import * as path from 'node:path';
 import { Stack } from 'aws-cdk-lib';
 import { ToolHandler } from '../../lib';
-import { flowEngines, type FlowEngines } from '../../local/flow-engines';
+import { flowEngines, type EngineCompletion, type FlowEngines } from '../../local/flow-engines';
 import { LocalRun } from '../../local/runtime';
 import { removeMade, synthesizeApp } from '../local/sample-assembly';
+import { sqsEvent, sqsRecord } from '../support/events';
 
 /** JSON of the `large` tool's result is the size plus 11 bytes (`{"data":"..."}`): exactly the default threshold. */
 const SIZE = 256 * 1024 - 11;
@@ -38,32 +39,23 @@ async function start(handler: string): Promise<LocalRun> {
   return run;
 }
 
-function record(messageId: string, body: unknown) {
-  return {
-    Records: [
-      {
-        messageId,
-        receiptHandle: `r-${messageId}`,
-        body: JSON.stringify(body),
-        attributes: { ApproximateReceiveCount: '1', SentTimestamp: '1', SenderId: 'local', ApproximateFirstReceiveTimestamp: '1' },
-        messageAttributes: {},
-        md5OfBody: '',
-        eventSource: 'aws:sqs',
-        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:local-tool-queue',
-        awsRegion: 'us-east-1',
-      },
-    ],
-  };
+/**
+ * Sends a call of the `large` tool, from a flow waiting with `token`, as an SQS record to `handler`'s
+ * local run: the record must be done (not failed back to the queue); resolves with the run and the
+ * flow's completion.
+ */
+async function callFromFlow(handler: string, token: string): Promise<{ run: LocalRun; completion: EngineCompletion }> {
+  const run = await start(handler);
+  const completed = engines.waitForTask(token);
+  const body = { tool: 'large', args: { size: SIZE }, run_id: 'r-big', call_id: 'c-big', reply_to: { kind: 'sfn', task_token: token } };
+  const outcome = await run.invokeHandler(sqsEvent(sqsRecord('m-big', body, { arn: 'arn:aws:sqs:us-east-1:000000000000:local-tool-queue' })), undefined);
+  expect(outcome).toMatchObject({ ok: true, result: { batchItemFailures: [] } });
+  return { run, completion: await completed };
 }
 
 test('with resultOffload: offloaded, the flow completes with result_ref and no result, once', async () => {
-  const run = await start('Offloading');
   const token = 'size-token-offloaded';
-  const completed = engines.waitForTask(token);
-  const body = { tool: 'large', args: { size: SIZE }, run_id: 'r-big', call_id: 'c-big', reply_to: { kind: 'sfn', task_token: token } };
-  const outcome = await run.invokeHandler(record('m-big', body), undefined);
-  expect(outcome).toMatchObject({ ok: true, result: { batchItemFailures: [] } });
-  const completion = await completed;
+  const { run, completion } = await callFromFlow('Offloading', token);
   expect(completion).toMatchObject({ ok: true });
   const reply = JSON.parse(completion.output!);
   expect(reply).toMatchObject({ status: 'ok', tool: 'large', result_ref: { bytes: SIZE + 11, uri: expect.stringMatching(/^s3:\/\/.+\/offloading\//) } });
@@ -73,13 +65,8 @@ test('with resultOffload: offloaded, the flow completes with result_ref and no r
 }, 60_000);
 
 test('without resultOffload: the flow fails at once with ToolHandler.ToolFailed saying so; the record is done', async () => {
-  const run = await start('Plain');
   const token = 'size-token-plain';
-  const completed = engines.waitForTask(token);
-  const body = { tool: 'large', args: { size: SIZE }, run_id: 'r-big', call_id: 'c-big', reply_to: { kind: 'sfn', task_token: token } };
-  const outcome = await run.invokeHandler(record('m-big', body), undefined);
-  expect(outcome).toMatchObject({ ok: true, result: { batchItemFailures: [] } });
-  const completion = await completed;
+  const { run, completion } = await callFromFlow('Plain', token);
   expect(completion).toMatchObject({ ok: false, error: 'ToolHandler.ToolFailed' });
   expect(completion.cause).toMatch(/^Tool large returned a result of \d+ bytes of JSON, over the \d+ bytes this call's reply can carry: .*`resultOffload`/);
   expect(engines.received.filter((c) => c.id === token)).toHaveLength(1);
