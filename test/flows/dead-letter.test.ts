@@ -11,6 +11,7 @@ import { ToolHandler } from '../../lib';
 import { flowEngines, type FlowEngines } from '../../local/flow-engines';
 import { LocalRun } from '../../local/runtime';
 import { removeMade, synthesizeApp } from '../local/sample-assembly';
+import { sqsEvent, sqsRecord } from '../support/events';
 
 const MAX_RECEIVES = 3;
 let engines: FlowEngines;
@@ -32,22 +33,10 @@ afterAll(async () => {
   removeMade();
 });
 
+/** The record's `count`-th receive (`ApproximateReceiveCount`), from the local tool queue. */
 function receive(count: number, body: unknown) {
-  return {
-    Records: [
-      {
-        messageId: 'm-boom',
-        receiptHandle: `r-${count}`,
-        body: JSON.stringify(body),
-        attributes: { ApproximateReceiveCount: String(count), SentTimestamp: '1', SenderId: 'local', ApproximateFirstReceiveTimestamp: '1' },
-        messageAttributes: {},
-        md5OfBody: '',
-        eventSource: 'aws:sqs',
-        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:local-tool-queue',
-        awsRegion: 'us-east-1',
-      },
-    ],
-  };
+  const record = sqsRecord('m-boom', body, { arn: 'arn:aws:sqs:us-east-1:000000000000:local-tool-queue' });
+  return sqsEvent({ ...record, receiptHandle: `r-${count}`, attributes: { ...record.attributes, ApproximateReceiveCount: String(count) } });
 }
 
 test('a retryable failure fails the flow on the last receive only', async () => {
